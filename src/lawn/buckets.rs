@@ -1,0 +1,253 @@
+//! The bucket table: which bucket a TTL is filed in, and the buckets themselves.
+//!
+//! Two kinds of bucket (see the module docs of [`crate::lawn`] for why):
+//! - **exact**: one TTL of at least [`FINE`] ticks, found through a small hash
+//!   map; at most [`EXACT_CAP`] of them live at once;
+//! - **class**: one quantization class of TTLs, found by direct index. TTLs
+//!   below [`FINE`] have a class each (so these are exact too); above, each
+//!   octave `[2^e, 2^(e+1))` splits into [`FINE`] classes of width `2^(e-6)`.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::slab::NIL;
+
+/// Bits of a TTL kept by quantization: classes per octave = 2^FINE_BITS.
+pub(super) const FINE_BITS: u32 = 6;
+/// TTLs below this many ticks are never quantized.
+pub(super) const FINE: u64 = 1 << FINE_BITS;
+/// Most exact buckets for TTLs `>= FINE` alive at once.
+pub(super) const EXACT_CAP: usize = 256;
+/// Number of quantization classes covering every `u64` TTL.
+pub(super) const CLASS_COUNT: usize = class_of(u64::MAX).0 + 1;
+
+/// Quantization class of a TTL: its index and the smallest TTL in it.
+pub(super) const fn class_of(ttl: u64) -> (usize, u64) {
+    if ttl < FINE {
+        return (ttl as usize, ttl);
+    }
+    let exponent = 63 - ttl.leading_zeros();
+    let shift = exponent - FINE_BITS;
+    let mantissa = (ttl >> shift) - FINE;
+    let index = (((shift + 1) as u64) << FINE_BITS) + mantissa;
+    (index as usize, (FINE + mantissa) << shift)
+}
+
+/// Width (in ticks) of the class with the given floor: the spread of TTLs
+/// that can share one class bucket.
+pub(super) const fn class_width(floor: u64) -> u64 {
+    if floor < FINE {
+        1
+    } else {
+        1 << (63 - floor.leading_zeros() - FINE_BITS)
+    }
+}
+
+/// What a bucket holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Exactly this TTL: keys are deadlines.
+    Exact { ttl: u64 },
+    /// A quantization class: keys are `filing tick + floor`.
+    Class { index: u16, floor: u64 },
+}
+
+/// One FIFO of nodes, linked through the slab.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bucket {
+    pub(super) head: u32,
+    pub(super) tail: u32,
+    pub(super) len: u32,
+    pub(super) kind: Kind,
+}
+
+/// Multiplicative hasher for the TTL map: TTLs are small integers that a
+/// SipHash would spend most of an insert on.
+#[derive(Default)]
+pub(super) struct TtlHasher(u64);
+
+impl Hasher for TtlHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        let h = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
+/// Bucket id meaning "no bucket" in the class index.
+const NONE: u16 = u16::MAX;
+
+#[derive(Debug, Default)]
+pub(super) struct Buckets {
+    slots: Vec<Option<Bucket>>,
+    free: Vec<u16>,
+    exact: HashMap<u64, u16, BuildHasherDefault<TtlHasher>>,
+    /// Last exact lookup, so a run of one TTL skips the hash.
+    cached: Option<(u64, u16)>,
+    /// `classes[index]` is the live bucket of that class, or [`NONE`];
+    /// grown on demand up to [`CLASS_COUNT`].
+    classes: Vec<u16>,
+}
+
+impl Buckets {
+    pub(super) fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub(super) fn get(&self, id: u16) -> &Bucket {
+        self.slots[id as usize]
+            .as_ref()
+            .expect("lawn: link to a released bucket")
+    }
+
+    #[inline]
+    pub(super) fn get_mut(&mut self, id: u16) -> &mut Bucket {
+        self.slots[id as usize]
+            .as_mut()
+            .expect("lawn: link to a released bucket")
+    }
+
+    /// The bucket a node with `ttl` ticks left is filed in, created if need be.
+    pub(super) fn select(&mut self, ttl: u64) -> u16 {
+        if ttl >= FINE {
+            if let Some((cached_ttl, id)) = self.cached {
+                if cached_ttl == ttl {
+                    return id;
+                }
+            }
+            if let Some(&id) = self.exact.get(&ttl) {
+                self.cached = Some((ttl, id));
+                return id;
+            }
+            if self.exact.len() < EXACT_CAP {
+                let id = self.create(Kind::Exact { ttl });
+                self.exact.insert(ttl, id);
+                self.cached = Some((ttl, id));
+                return id;
+            }
+        }
+        let (index, floor) = class_of(ttl);
+        debug_assert!(index < CLASS_COUNT);
+        if index >= self.classes.len() {
+            self.classes.resize(index + 1, NONE);
+        }
+        match self.classes[index] {
+            NONE => {
+                let index16 = index as u16;
+                let id = self.create(Kind::Class {
+                    index: index16,
+                    floor,
+                });
+                self.classes[index] = id;
+                id
+            }
+            id => id,
+        }
+    }
+
+    fn create(&mut self, kind: Kind) -> u16 {
+        let bucket = Bucket {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+            kind,
+        };
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = Some(bucket);
+                id
+            }
+            None => {
+                let id = self.slots.len();
+                assert!(id < NONE as usize, "lawn: bucket table overflow");
+                self.slots.push(Some(bucket));
+                id as u16
+            }
+        }
+    }
+
+    /// Frees an empty bucket.
+    pub(super) fn release(&mut self, id: u16) {
+        let bucket = self.slots[id as usize]
+            .take()
+            .expect("lawn: releasing a released bucket");
+        debug_assert_eq!(bucket.len, 0);
+        match bucket.kind {
+            Kind::Exact { ttl } => {
+                self.exact.remove(&ttl);
+                if self.cached == Some((ttl, id)) {
+                    self.cached = None;
+                }
+            }
+            Kind::Class { index, .. } => self.classes[index as usize] = NONE,
+        }
+        self.free.push(id);
+        if self.free.len() == self.slots.len() && self.slots.len() > 64 {
+            // Everything is empty: give the table's memory back.
+            *self = Buckets::new();
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        *self = Buckets::new();
+    }
+
+    /// Live buckets with their ids (for the self-check).
+    pub(super) fn live(&self) -> impl Iterator<Item = (u16, &Bucket)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(id, b)| b.as_ref().map(|b| (id as u16, b)))
+    }
+
+    /// Checks that the lookup tables point at live buckets of the right kind.
+    pub(super) fn check(&self) -> Result<(), String> {
+        for (&ttl, &id) in &self.exact {
+            match self.slots.get(id as usize) {
+                Some(Some(b)) if b.kind == Kind::Exact { ttl } => {}
+                _ => return Err(format!("exact map entry {ttl} -> {id} is stale")),
+            }
+        }
+        for (index, &id) in self.classes.iter().enumerate() {
+            if id == NONE {
+                continue;
+            }
+            match self.slots.get(id as usize) {
+                Some(Some(b)) if matches!(b.kind, Kind::Class { index: i, .. } if i as usize == index) =>
+                    {}
+                _ => return Err(format!("class {index} -> bucket {id} is stale")),
+            }
+        }
+        if let Some((ttl, id)) = self.cached {
+            if self.exact.get(&ttl) != Some(&id) {
+                return Err(format!("cached exact bucket {ttl} -> {id} is stale"));
+            }
+        }
+        let live = self.live().count();
+        let indexed = self.exact.len() + self.classes.iter().filter(|&&id| id != NONE).count();
+        if live != indexed || live + self.free.len() != self.slots.len() {
+            return Err(format!(
+                "{live} live buckets, {indexed} indexed, {} free, {} slots",
+                self.free.len(),
+                self.slots.len()
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn allocated_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.capacity() * size_of::<Option<Bucket>>()
+            + self.free.capacity() * size_of::<u16>()
+            + self.exact.capacity() * (size_of::<(u64, u16)>() + 1)
+            + self.classes.capacity() * size_of::<u16>()
+    }
+}

@@ -1,0 +1,144 @@
+//! The Lawn's self-check: walks every structure and cross-checks them.
+
+use std::fmt;
+
+use super::buckets::{class_width, Kind};
+use super::slab::{LEAD_FAR, NIL};
+use super::Lawn;
+
+/// What [`Lawn::check`] found wrong: a bug in the Lawn, never bad input.
+///
+/// # Examples
+///
+/// ```
+/// let lawn = lawn_rt::lawn::Lawn::<()>::new();
+/// let result: Result<(), lawn_rt::lawn::CorruptLawn> = lawn.check();
+/// assert!(result.is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorruptLawn(String);
+
+impl fmt::Display for CorruptLawn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "corrupt lawn: {}", self.0)
+    }
+}
+
+impl std::error::Error for CorruptLawn {}
+
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(format!($($fmt)+));
+        }
+    };
+}
+
+impl<T> Lawn<T> {
+    /// Walks the whole Lawn and checks its invariants; O(timers + buckets).
+    ///
+    /// For tests and debugging: every bucket is a well-linked FIFO whose keys
+    /// never decrease (so nothing due can hide behind something that is not),
+    /// no key is after its deadline, the heap holds each live bucket once
+    /// keyed by its head, the lookup tables and free lists are consistent,
+    /// and every timer is in exactly one bucket.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// for ttl in 1..500 {
+    ///     lawn.insert(0, ttl * 997, ttl);
+    /// }
+    /// lawn.check().expect("a consistent lawn");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptLawn`] names the first broken invariant.
+    pub fn check(&self) -> Result<(), CorruptLawn> {
+        self.check_all().map_err(CorruptLawn)
+    }
+
+    fn check_all(&self) -> Result<(), String> {
+        self.nodes.check()?;
+        self.buckets.check()?;
+        self.heap.check()?;
+        let mut seen = vec![false; self.nodes.slot_count()];
+        let mut linked = 0usize;
+        let mut heads = std::collections::HashMap::new();
+        for (id, bucket) in self.buckets.live() {
+            ensure!(bucket.len > 0, "bucket {id} is empty but alive");
+            let mut prev = NIL;
+            let mut prev_key = 0;
+            let mut index = bucket.head;
+            for position in 0..bucket.len {
+                ensure!(
+                    index != NIL,
+                    "bucket {id} ends after {position} of {}",
+                    bucket.len
+                );
+                let i = index as usize;
+                ensure!(!seen[i], "node {index} is linked twice");
+                seen[i] = true;
+                let node = self.nodes.node(index);
+                ensure!(
+                    node.bucket == id,
+                    "node {index} in bucket {id} says {}",
+                    node.bucket
+                );
+                ensure!(node.prev == prev, "node {index} has a stale prev link");
+                let key = self.key_of(index);
+                ensure!(
+                    key <= node.deadline,
+                    "node {index} key {key} after its deadline"
+                );
+                ensure!(
+                    position == 0 || prev_key <= key || prev_key <= self.elapsed,
+                    "bucket {id} keys out of order at node {index}: {prev_key} then {key}"
+                );
+                match bucket.kind {
+                    Kind::Exact { .. } => {
+                        ensure!(key == node.deadline, "exact node {index} has a lead")
+                    }
+                    Kind::Class { floor, .. } => ensure!(
+                        node.deadline - key < class_width(floor),
+                        "node {index} lead exceeds its class width"
+                    ),
+                }
+                ensure!(
+                    (node.lead == LEAD_FAR) == self.far.contains_key(&index),
+                    "node {index} far-table entry mismatch"
+                );
+                if position == 0 {
+                    heads.insert(id, key);
+                }
+                prev_key = key;
+                prev = index;
+                index = node.next;
+            }
+            ensure!(index == NIL, "bucket {id} is longer than its len");
+            ensure!(bucket.tail == prev, "bucket {id} tail is stale");
+            linked += bucket.len as usize;
+        }
+        ensure!(
+            linked == self.nodes.len(),
+            "{linked} linked of {} timers",
+            self.nodes.len()
+        );
+        ensure!(self.far.len() <= linked, "far table has stale entries");
+        ensure!(
+            heads.len() == self.heap.len(),
+            "heap holds {} of {} buckets",
+            self.heap.len(),
+            heads.len()
+        );
+        for (id, key) in self.heap.iter() {
+            ensure!(
+                heads.get(&id) == Some(&key),
+                "heap key of bucket {id} is stale"
+            );
+        }
+        Ok(())
+    }
+}

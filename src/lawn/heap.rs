@@ -1,0 +1,159 @@
+//! Indexed binary min-heap of buckets, ordered by the key of each bucket's head.
+//!
+//! The heap knows where every bucket sits (`pos`), so a bucket whose head
+//! changed is moved in O(log t) and an emptied bucket leaves in O(log t),
+//! t = live buckets. The minimum is `entries[0]`: O(1).
+
+/// Position meaning "not in the heap".
+const ABSENT: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: u64,
+    bucket: u16,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct BucketHeap {
+    entries: Vec<Entry>,
+    /// `pos[bucket]` is the bucket's index in `entries`, or [`ABSENT`].
+    pos: Vec<u32>,
+}
+
+impl BucketHeap {
+    pub(super) const fn new() -> Self {
+        BucketHeap {
+            entries: Vec::new(),
+            pos: Vec::new(),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The smallest key and its bucket.
+    #[inline]
+    pub(super) fn peek(&self) -> Option<(u64, u16)> {
+        self.entries.first().map(|e| (e.key, e.bucket))
+    }
+
+    /// Adds a bucket that is not in the heap.
+    pub(super) fn push(&mut self, bucket: u16, key: u64) {
+        let b = bucket as usize;
+        if b >= self.pos.len() {
+            self.pos.resize(b + 1, ABSENT);
+        }
+        debug_assert_eq!(self.pos[b], ABSENT, "bucket {bucket} pushed twice");
+        let at = self.entries.len();
+        self.entries.push(Entry { key, bucket });
+        self.pos[b] = at as u32;
+        self.sift_up(at);
+    }
+
+    /// Removes a bucket that is in the heap.
+    pub(super) fn remove(&mut self, bucket: u16) {
+        let at = std::mem::replace(&mut self.pos[bucket as usize], ABSENT) as usize;
+        let last = self
+            .entries
+            .pop()
+            .expect("lawn: removing from an empty heap");
+        if at < self.entries.len() {
+            self.entries[at] = last;
+            self.pos[last.bucket as usize] = at as u32;
+            self.restore(at);
+        }
+    }
+
+    /// Changes the key of a bucket that is in the heap.
+    pub(super) fn update(&mut self, bucket: u16, key: u64) {
+        let at = self.pos[bucket as usize] as usize;
+        self.entries[at].key = key;
+        self.restore(at);
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.entries = Vec::new();
+        self.pos = Vec::new();
+    }
+
+    pub(super) fn allocated_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.pos.capacity() * std::mem::size_of::<u32>()
+    }
+
+    /// Every bucket in the heap with its key (for the self-check).
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u16, u64)> + '_ {
+        self.entries.iter().map(|e| (e.bucket, e.key))
+    }
+
+    /// Checks the heap order and the position index.
+    pub(super) fn check(&self) -> Result<(), String> {
+        for (at, e) in self.entries.iter().enumerate() {
+            if self.pos.get(e.bucket as usize) != Some(&(at as u32)) {
+                return Err(format!("heap position of bucket {} is stale", e.bucket));
+            }
+            if at > 0 && self.entries[(at - 1) / 2].key > e.key {
+                return Err(format!("heap order broken at {at}"));
+            }
+        }
+        let present = self.pos.iter().filter(|&&p| p != ABSENT).count();
+        if present != self.entries.len() {
+            return Err(format!(
+                "{present} positions recorded for {} entries",
+                self.entries.len()
+            ));
+        }
+        Ok(())
+    }
+
+    fn restore(&mut self, at: usize) {
+        if at > 0 && self.entries[at].key < self.entries[(at - 1) / 2].key {
+            self.sift_up(at);
+        } else {
+            self.sift_down(at);
+        }
+    }
+
+    fn sift_up(&mut self, mut at: usize) {
+        let moving = self.entries[at];
+        while at > 0 {
+            let parent = (at - 1) / 2;
+            if self.entries[parent].key <= moving.key {
+                break;
+            }
+            self.place(at, self.entries[parent]);
+            at = parent;
+        }
+        self.place(at, moving);
+    }
+
+    fn sift_down(&mut self, mut at: usize) {
+        let moving = self.entries[at];
+        let len = self.entries.len();
+        loop {
+            let left = 2 * at + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.entries[right].key < self.entries[left].key {
+                right
+            } else {
+                left
+            };
+            if self.entries[child].key >= moving.key {
+                break;
+            }
+            self.place(at, self.entries[child]);
+            at = child;
+        }
+        self.place(at, moving);
+    }
+
+    #[inline]
+    fn place(&mut self, at: usize, entry: Entry) {
+        self.entries[at] = entry;
+        self.pos[entry.bucket as usize] = at as u32;
+    }
+}

@@ -1,0 +1,569 @@
+//! The Timer Lawn: timers in FIFO buckets keyed by TTL.
+//!
+//! A [`Lawn<T>`] holds timers, each a deadline (in ticks) and a value of type
+//! `T`. It holds no clock: the caller says what tick it is on every call. It
+//! knows nothing of wakers or threads; the timer driver builds on it.
+//!
+//! ```
+//! use lawn_rt::lawn::Lawn;
+//!
+//! let mut lawn = Lawn::new();
+//! let a = lawn.insert(0, 10, "request timeout");
+//! let _b = lawn.insert(0, 10, "another one");
+//! lawn.insert(0, 3, "retry");
+//! assert_eq!(lawn.next_deadline(), Some(3));
+//!
+//! assert_eq!(lawn.remove(a), Some("request timeout")); // cancel: O(1)
+//! assert_eq!(lawn.pop_expired(2), None);              // nothing due at tick 2
+//! assert_eq!(lawn.pop_expired(3).map(|(_, v)| v), Some("retry"));
+//! assert_eq!(lawn.pop_expired(10).map(|(_, v)| v), Some("another one"));
+//! assert!(lawn.is_empty());
+//! ```
+//!
+//! # The idea (Lev-Libfeld, "Timer Lawn")
+//!
+//! Timers with the same TTL live in one FIFO **bucket**. A timer is always
+//! appended at its bucket's tail and all timers in a bucket share a TTL, so
+//! the bucket is already sorted by deadline: its head is its earliest timer.
+//! Start is an append and cancel an unlink, both O(1); expiry looks only at
+//! bucket heads. There is no wheel: no maximum TTL, no overflow list, no
+//! cascading, no walk over empty slots.
+//!
+//! # What this implementation adds
+//!
+//! **Ordered heads.** The paper scans every bucket head on each tick, O(t) for
+//! t buckets. Here the buckets sit in an indexed min-heap keyed by their head,
+//! so [`next_deadline`](Lawn::next_deadline) is O(1) and an expiry is
+//! O(log t). An append to a non-empty bucket does not touch the heap.
+//!
+//! **A bounded number of buckets.** With high-variance TTLs (say uniform over
+//! 1 ms..1 h) one bucket per TTL would mean millions of buckets. So a timer
+//! with `ttl` ticks left is filed in:
+//!
+//! 1. an **exact** bucket of its own TTL, if `ttl < 64`, or if one exists, or
+//!    if fewer than 256 exact buckets for TTLs `>= 64` are alive (each is
+//!    freed when it empties, so a workload of a few TTLs always gets exact
+//!    buckets, whatever their size);
+//! 2. otherwise a **class** bucket: TTLs `>= 64` are quantized like a float
+//!    with a 6-bit mantissa, so the octave `[2^e, 2^(e+1))` splits into 64
+//!    classes, each `2^(e-6)` ticks wide (under 1/64 of the TTL).
+//!
+//! A timer filed at tick `now` in a class with smallest TTL `floor` gets the
+//! *key* `now + floor`, which is never after its deadline. Registration ticks
+//! never decrease, so keys along a class bucket never decrease either, and
+//! the heap orders buckets by their head's key. When a head's key comes due
+//! but its deadline has not, the timer is re-filed with the ticks it has left
+//! (less than the class width), in a finer bucket. So timers are handed out
+//! exactly when due: never early, never late.
+//!
+//! # Costs and bounds
+//!
+//! | operation | cost |
+//! |---|---|
+//! | [`insert`](Lawn::insert) | O(1) amortized (an append; a hash lookup for TTLs `>= 64` that miss the one-entry cache; O(log t) only if the bucket was empty) |
+//! | [`remove`](Lawn::remove) | O(1); O(log t) when it removes a bucket head |
+//! | [`reset`](Lawn::reset) | a remove and an insert, keeping the key |
+//! | [`next_deadline`](Lawn::next_deadline) | O(1) |
+//! | [`pop_expired`](Lawn::pop_expired) | O(log t) per timer handed out or re-filed |
+//!
+//! - Buckets alive at once: at most 256 exact plus one per class in use; for
+//!   TTLs below `2^k` ticks that is at most `256 + 64·(k − 5)`: 1,344 for all
+//!   TTLs up to 70 minutes at 1 ms ticks, 3,776 classes for all of `u64`.
+//! - Re-filing: a timer in a class bucket is re-filed at most
+//!   `⌈(e − 5) / 7⌉` times for a TTL in `[2^e, 2^(e+1))` (3 for an hour at
+//!   1 ms), as each re-file leaves it under `2^(e-6)` ticks. Timers in exact
+//!   buckets are never re-filed.
+//! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
+//!   is exact, and otherwise a lower bound that is early by less than 1/64 of
+//!   that timer's TTL; a driver that parks until it wakes at most as many
+//!   extra times as that timer is re-filed.
+//! - Memory: 40 bytes per timer slot for `T = u64` (`24 + size_of::<T>()`
+//!   rounded to 8 in general) in one slab, plus a small table per live
+//!   bucket. Freed slots are reused (newest first); free slots at the end of
+//!   the slab leave it as soon as they are freed, and its capacity is halved
+//!   whenever it is four times what is used. Slots never move (keys are
+//!   indexes), so one long-lived timer at the end of the slab holds the slab
+//!   at that length until it goes. Empty buckets are freed at once.
+//!
+//! # Time
+//!
+//! Ticks never go backwards: the Lawn remembers the latest tick it was given
+//! ([`elapsed`](Lawn::elapsed)) and treats an earlier `now` as that tick.
+//! A timer's deadline is still `now + ttl` as asked, and one that is already
+//! past is due at once. Deadlines saturate at `u64::MAX`, so huge TTLs never
+//! overflow or panic.
+//!
+//! # Keys
+//!
+//! A [`TimerKey`] names one timer until it is removed or handed out; after
+//! that every call with it returns `None` or `false`, and it never reaches
+//! another timer. Keys carry a 32-bit generation per slot, so a key kept
+//! across 2^32 reuses of one slot is the only way to alias.
+#![forbid(unsafe_code)]
+
+mod buckets;
+mod check;
+mod heap;
+mod slab;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::num::NonZeroU32;
+
+use buckets::{Buckets, Kind};
+use heap::BucketHeap;
+use slab::{Slab, LEAD_FAR, NIL};
+
+pub use check::CorruptLawn;
+
+/// Names a timer in a [`Lawn`]. Cheap to copy; see [Keys](self#keys).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::lawn::Lawn;
+///
+/// let mut lawn = Lawn::new();
+/// let key = lawn.insert(0, 5, 'x');
+/// assert_eq!(lawn.deadline(key), Some(5));
+/// assert_eq!(lawn.remove(key), Some('x'));
+/// assert_eq!(lawn.remove(key), None); // stale now
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TimerKey {
+    index: u32,
+    gen: NonZeroU32,
+}
+
+impl fmt::Debug for TimerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TimerKey({}v{})", self.index, self.gen)
+    }
+}
+
+/// Timers in FIFO buckets keyed by TTL; see the [module docs](self).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::lawn::Lawn;
+///
+/// let mut lawn = Lawn::new();
+/// for id in 0..3 {
+///     lawn.insert(0, 100, id); // one TTL: one bucket
+/// }
+/// assert_eq!(lawn.bucket_count(), 1);
+/// let due: Vec<_> = std::iter::from_fn(|| lawn.pop_expired(100)).map(|(_, v)| v).collect();
+/// assert_eq!(due, [0, 1, 2]); // FIFO
+/// ```
+pub struct Lawn<T> {
+    nodes: Slab<T>,
+    buckets: Buckets,
+    heap: BucketHeap,
+    /// Keys of the nodes whose `lead` does not fit in 32 bits (TTLs of 2^39
+    /// ticks and more in class buckets): rare, so kept out of the slab.
+    far: HashMap<u32, u64>,
+    /// The latest tick seen.
+    elapsed: u64,
+}
+
+impl<T> Default for Lawn<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> fmt::Debug for Lawn<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lawn")
+            .field("len", &self.len())
+            .field("buckets", &self.bucket_count())
+            .field("elapsed", &self.elapsed)
+            .field("next_deadline", &self.next_deadline())
+            .finish()
+    }
+}
+
+impl<T> Lawn<T> {
+    /// An empty Lawn at tick 0. Allocates nothing until the first insert.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let lawn: lawn_rt::lawn::Lawn<()> = lawn_rt::lawn::Lawn::new();
+    /// assert!(lawn.is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Lawn {
+            nodes: Slab::new(),
+            buckets: Buckets::new(),
+            heap: BucketHeap::new(),
+            far: HashMap::new(),
+            elapsed: 0,
+        }
+    }
+
+    /// Starts a timer due at `now + ttl` (saturating) and returns its key.
+    ///
+    /// `ttl == 0` is due at `now`. A `now` before [`elapsed`](Lawn::elapsed)
+    /// is taken as `elapsed` for filing (see [Time](self#time)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(7, u64::MAX, ()); // saturates, no panic
+    /// assert_eq!(lawn.deadline(key), Some(u64::MAX));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the Lawn already holds `u32::MAX - 1` timers.
+    pub fn insert(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
+        let base = self.observe(now);
+        let (index, gen) = self.nodes.insert(value, now.saturating_add(ttl));
+        self.file(index, base);
+        TimerKey { index, gen }
+    }
+
+    /// Cancels a timer and returns its value; `None` if the key is stale. O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(0, 10, "t");
+    /// assert_eq!(lawn.remove(key), Some("t"));
+    /// assert_eq!(lawn.pop_expired(10), None);
+    /// ```
+    pub fn remove(&mut self, key: TimerKey) -> Option<T> {
+        self.nodes.get(key.index, key.gen)?;
+        self.unlink(key.index);
+        Some(self.nodes.remove(key.index).value)
+    }
+
+    /// Moves a timer to the deadline `now + ttl` (earlier or later), keeping
+    /// its key. Returns `false` if the key is stale. O(1) like an insert.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(0, 10, "idle");
+    /// assert!(lawn.reset(key, 8, 10)); // activity at tick 8: due at 18 now
+    /// assert_eq!(lawn.pop_expired(10), None);
+    /// assert_eq!(lawn.pop_expired(18), Some((key, "idle")));
+    /// assert!(!lawn.reset(key, 18, 10)); // handed out: stale
+    /// ```
+    pub fn reset(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
+        if self.nodes.get(key.index, key.gen).is_none() {
+            return false;
+        }
+        self.unlink(key.index);
+        let base = self.observe(now);
+        self.nodes.node_mut(key.index).deadline = now.saturating_add(ttl);
+        self.file(key.index, base);
+        true
+    }
+
+    /// The value of a pending timer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(0, 1, 42);
+    /// assert_eq!(lawn.get(key), Some(&42));
+    /// ```
+    pub fn get(&self, key: TimerKey) -> Option<&T> {
+        self.nodes.get(key.index, key.gen).map(|n| &n.value)
+    }
+
+    /// The value of a pending timer, mutably.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(0, 1, 1);
+    /// *lawn.get_mut(key).unwrap() += 1;
+    /// assert_eq!(lawn.remove(key), Some(2));
+    /// ```
+    pub fn get_mut(&mut self, key: TimerKey) -> Option<&mut T> {
+        self.nodes.get_mut(key.index, key.gen).map(|n| &mut n.value)
+    }
+
+    /// The tick at which a pending timer is due.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(5, 10, ());
+    /// assert_eq!(lawn.deadline(key), Some(15));
+    /// ```
+    pub fn deadline(&self, key: TimerKey) -> Option<u64> {
+        self.nodes.get(key.index, key.gen).map(|n| n.deadline)
+    }
+
+    /// The earliest tick at which [`pop_expired`](Lawn::pop_expired) may have
+    /// work, or `None` if the Lawn is empty. O(1).
+    ///
+    /// Never after the earliest deadline; equal to it unless the earliest
+    /// bucket is a quantization class, where it may be earlier by less than
+    /// 1/64 of that timer's TTL (see [Costs and bounds](self#costs-and-bounds)).
+    /// A value at or before [`elapsed`](Lawn::elapsed) means "due now".
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// assert_eq!(lawn.next_deadline(), None);
+    /// lawn.insert(0, 30, ());
+    /// lawn.insert(0, 20, ());
+    /// assert_eq!(lawn.next_deadline(), Some(20));
+    /// ```
+    #[inline]
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.heap.peek().map(|(key, _)| key)
+    }
+
+    /// Hands out one timer whose deadline is at or before `now`, or `None`
+    /// when no timer is due. Call it until `None` to expire everything due.
+    ///
+    /// Due timers come out in deadline order within a bucket and roughly in
+    /// deadline order across buckets; every due timer comes out, no timer
+    /// comes out early.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.insert(0, 1_000_000, "long");
+    /// lawn.insert(0, 5, "short");
+    /// assert_eq!(lawn.pop_expired(4), None);
+    /// assert_eq!(lawn.pop_expired(5).map(|(_, v)| v), Some("short"));
+    /// assert_eq!(lawn.pop_expired(999_999), None);
+    /// assert_eq!(lawn.pop_expired(1_000_000).map(|(_, v)| v), Some("long"));
+    /// ```
+    pub fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
+        let now = self.observe(now);
+        loop {
+            let (key, bucket) = self.heap.peek()?;
+            if key > now {
+                return None;
+            }
+            let index = self.buckets.get(bucket).head;
+            self.unlink(index);
+            if self.nodes.node(index).deadline <= now {
+                let node = self.nodes.remove(index);
+                return Some((
+                    TimerKey {
+                        index,
+                        gen: node.gen,
+                    },
+                    node.value,
+                ));
+            }
+            // A class bucket handed it out before its deadline: re-file it
+            // with the ticks it has left. Its new key is after `now`, so this
+            // loop never sees it again.
+            self.file(index, now);
+        }
+    }
+
+    /// Number of pending timers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.insert(0, 1, ());
+    /// assert_eq!(lawn.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no timer is pending.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(lawn_rt::lawn::Lawn::<u8>::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of live (non-empty) buckets.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.insert(0, 10, ());
+    /// lawn.insert(0, 10, ());
+    /// lawn.insert(0, 20, ());
+    /// assert_eq!(lawn.bucket_count(), 2);
+    /// ```
+    pub fn bucket_count(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// The latest tick the Lawn has been given (see [Time](self#time)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::<()>::new();
+    /// lawn.pop_expired(9);
+    /// lawn.pop_expired(3); // time does not go back
+    /// assert_eq!(lawn.elapsed(), 9);
+    /// ```
+    pub fn elapsed(&self) -> u64 {
+        self.elapsed
+    }
+
+    /// Drops every timer, keeping [`elapsed`](Lawn::elapsed); every key
+    /// issued so far becomes stale. Gives the memory back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(0, 1, ());
+    /// lawn.clear();
+    /// assert!(lawn.is_empty() && lawn.get(key).is_none());
+    /// ```
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.buckets.clear();
+        self.heap.clear();
+        self.far = HashMap::new();
+    }
+
+    /// Gives back all spare capacity of the timer slab now. (The Lawn already
+    /// does so by itself once the spare part exceeds three quarters.)
+    /// Pending timers keep their keys.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let keys: Vec<_> = (0..10_000).map(|i| lawn.insert(0, 10, i)).collect();
+    /// let full = lawn.allocated_bytes();
+    /// for key in &keys[5_000..] {
+    ///     lawn.remove(*key);
+    /// }
+    /// lawn.shrink_to_fit();
+    /// assert!(lawn.allocated_bytes() <= full / 2);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+    }
+
+    /// Heap memory held by the Lawn, in bytes (capacity, not just use).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// for i in 0..1000u64 {
+    ///     lawn.insert(0, 100, i);
+    /// }
+    /// assert!(lawn.allocated_bytes() / lawn.len() <= 48);
+    /// ```
+    pub fn allocated_bytes(&self) -> usize {
+        self.nodes.allocated_bytes()
+            + self.buckets.allocated_bytes()
+            + self.heap.allocated_bytes()
+            + self.far.capacity() * (std::mem::size_of::<(u32, u64)>() + 1)
+    }
+
+    /// Advances [`elapsed`](Lawn::elapsed) to `now` if later; returns it.
+    #[inline]
+    fn observe(&mut self, now: u64) -> u64 {
+        self.elapsed = self.elapsed.max(now);
+        self.elapsed
+    }
+
+    /// The key (earliest tick its bucket may hand it out) of a linked node.
+    #[inline]
+    fn key_of(&self, index: u32) -> u64 {
+        let node = self.nodes.node(index);
+        if node.lead == LEAD_FAR {
+            self.far[&index]
+        } else {
+            node.deadline - u64::from(node.lead)
+        }
+    }
+
+    /// Links an unlinked node at the tail of the bucket for the ticks it has
+    /// left after `base` (the current tick).
+    fn file(&mut self, index: u32, base: u64) {
+        let deadline = self.nodes.node(index).deadline;
+        let bucket = self.buckets.select(deadline.saturating_sub(base));
+        let b = self.buckets.get_mut(bucket);
+        let key = match b.kind {
+            Kind::Exact { .. } => deadline,
+            // `min`: a deadline already past is due at once; its bucket is
+            // the `ttl == 0` class, all of whose keys are then <= elapsed.
+            Kind::Class { floor, .. } => (base + floor).min(deadline),
+        };
+        let tail = b.tail;
+        if tail == NIL {
+            b.head = index;
+        }
+        b.tail = index;
+        b.len += 1;
+        if tail == NIL {
+            self.heap.push(bucket, key);
+        } else {
+            self.nodes.node_mut(tail).next = index;
+        }
+        let node = self.nodes.node_mut(index);
+        node.prev = tail;
+        node.next = NIL;
+        node.bucket = bucket;
+        match u32::try_from(deadline - key) {
+            Ok(lead) if lead != LEAD_FAR => node.lead = lead,
+            _ => {
+                node.lead = LEAD_FAR;
+                self.far.insert(index, key);
+            }
+        }
+    }
+
+    /// Unlinks a linked node from its bucket, freeing the bucket if emptied.
+    fn unlink(&mut self, index: u32) {
+        let node = self.nodes.node(index);
+        let (prev, next, bucket) = (node.prev, node.next, node.bucket);
+        if node.lead == LEAD_FAR {
+            self.far.remove(&index);
+        }
+        if prev != NIL {
+            self.nodes.node_mut(prev).next = next;
+        }
+        if next != NIL {
+            self.nodes.node_mut(next).prev = prev;
+        }
+        let b = self.buckets.get_mut(bucket);
+        if prev == NIL {
+            b.head = next;
+        }
+        if next == NIL {
+            b.tail = prev;
+        }
+        b.len -= 1;
+        if b.len == 0 {
+            self.heap.remove(bucket);
+            self.buckets.release(bucket);
+        } else if prev == NIL {
+            let key = self.key_of(next);
+            self.heap.update(bucket, key);
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! Unit tests: every operation and edge case, with a self-check after each.
+
+use super::buckets::{class_of, class_width, CLASS_COUNT, EXACT_CAP, FINE};
+use super::slab::{Slab, NIL};
+use super::*;
+
+fn checked<T>(lawn: &Lawn<T>) {
+    lawn.check().unwrap();
+}
+
+fn drain<T>(lawn: &mut Lawn<T>, now: u64) -> Vec<T> {
+    let out: Vec<T> = std::iter::from_fn(|| lawn.pop_expired(now))
+        .map(|(_, v)| v)
+        .collect();
+    checked(lawn);
+    out
+}
+
+#[test]
+fn slot_is_forty_bytes_for_u64() {
+    assert_eq!(Slab::<u64>::SLOT_SIZE, 40);
+    assert_eq!(std::mem::size_of::<TimerKey>(), 8);
+    assert_eq!(std::mem::size_of::<Option<TimerKey>>(), 8);
+}
+
+#[test]
+fn classes_are_contiguous_and_cover_u64() {
+    let mut last = 0;
+    for ttl in 0..100_000u64 {
+        let (index, floor) = class_of(ttl);
+        assert!(index == last || index == last + 1, "gap at {ttl}");
+        assert!(
+            floor <= ttl && ttl - floor < class_width(floor),
+            "ttl {ttl}"
+        );
+        last = index;
+    }
+    assert_eq!(CLASS_COUNT, 3776);
+    for shift in 0..64 {
+        let ttl = 1u64 << shift;
+        let (index, floor) = class_of(ttl);
+        assert_eq!(floor, ttl);
+        assert!(index < CLASS_COUNT);
+        let (_, floor) = class_of(ttl | (ttl - 1));
+        assert!(floor <= ttl | (ttl - 1));
+    }
+}
+
+#[test]
+fn empty_lawn() {
+    let mut lawn: Lawn<u8> = Lawn::new();
+    assert!(lawn.is_empty());
+    assert_eq!(lawn.len(), 0);
+    assert_eq!(lawn.next_deadline(), None);
+    assert_eq!(lawn.pop_expired(u64::MAX), None);
+    assert_eq!(lawn.bucket_count(), 0);
+    assert_eq!(lawn.allocated_bytes(), 0);
+    checked(&lawn);
+}
+
+#[test]
+fn ttl_zero_is_due_at_now() {
+    let mut lawn = Lawn::new();
+    let key = lawn.insert(5, 0, 'a');
+    assert_eq!(lawn.deadline(key), Some(5));
+    assert_eq!(lawn.next_deadline(), Some(5));
+    assert_eq!(lawn.pop_expired(5), Some((key, 'a')));
+    checked(&lawn);
+}
+
+#[test]
+fn fifo_within_one_ttl() {
+    let mut lawn = Lawn::new();
+    for (now, v) in [(0, 'a'), (0, 'b'), (1, 'c'), (3, 'd')] {
+        lawn.insert(now, 100, v);
+    }
+    assert_eq!(lawn.bucket_count(), 1);
+    assert_eq!(drain(&mut lawn, 100), ['a', 'b']);
+    assert_eq!(drain(&mut lawn, 102), ['c']);
+    assert_eq!(drain(&mut lawn, 103), ['d']);
+    assert!(lawn.is_empty());
+}
+
+#[test]
+fn never_early_never_late_across_buckets() {
+    let mut lawn = Lawn::new();
+    let ttls = [1u64, 7, 63, 64, 65, 1000, 4097, 70_000, 3_600_000];
+    for &ttl in &ttls {
+        lawn.insert(0, ttl, ttl);
+    }
+    checked(&lawn);
+    let mut now = 0;
+    let mut seen = Vec::new();
+    while !lawn.is_empty() {
+        now = lawn.next_deadline().unwrap().max(now);
+        while let Some((_, deadline)) = lawn.pop_expired(now) {
+            assert_eq!(deadline, now, "fired at {now}, due at {deadline}");
+            seen.push(deadline);
+        }
+        checked(&lawn);
+        now += 1;
+    }
+    assert_eq!(seen.len(), ttls.len());
+}
+
+#[test]
+fn huge_ttl_saturates() {
+    let mut lawn = Lawn::new();
+    let a = lawn.insert(10, u64::MAX, 'a');
+    let c = lawn.insert(0, u64::MAX - 3, 'c');
+    assert_eq!(lawn.deadline(a), Some(u64::MAX));
+    assert_eq!(lawn.deadline(c), Some(u64::MAX - 3));
+    checked(&lawn);
+    assert_eq!(lawn.pop_expired(u64::MAX - 4), None);
+    assert_eq!(drain(&mut lawn, u64::MAX - 3), ['c']);
+    let b = lawn.insert(u64::MAX - 2, 5, 'b');
+    assert_eq!(lawn.deadline(b), Some(u64::MAX));
+    let mut rest = drain(&mut lawn, u64::MAX);
+    rest.sort_unstable();
+    assert_eq!(rest, ['a', 'b']);
+}
+
+#[test]
+fn far_keys_for_giant_class_ttls() {
+    let mut lawn = Lawn::new();
+    // Fill the exact buckets so giant TTLs land in classes with wide leads.
+    let small: Vec<_> = (0..EXACT_CAP as u64)
+        .map(|i| lawn.insert(0, FINE + i, i))
+        .collect();
+    let giant = (1u64 << 50) + (1 << 40) + 12345; // lead over 2^32 in its class
+    let g1 = lawn.insert(0, giant, 1);
+    let g2 = lawn.insert(0, giant + 7, 2);
+    assert!(!lawn.far.is_empty());
+    checked(&lawn);
+    assert_eq!(lawn.remove(g1), Some(1));
+    checked(&lawn);
+    for key in small {
+        lawn.remove(key);
+    }
+    // g2 is re-filed several times on the way; it fires exactly at its deadline.
+    loop {
+        let now = lawn.next_deadline().unwrap();
+        if let Some((key, v)) = lawn.pop_expired(now) {
+            assert_eq!((key, v, now), (g2, 2, giant + 7));
+            break;
+        }
+        checked(&lawn);
+        assert!(now < giant + 7);
+    }
+    assert!(lawn.far.is_empty());
+}
+
+#[test]
+fn remove_head_middle_tail() {
+    for victim in 0..3 {
+        let mut lawn = Lawn::new();
+        let keys: Vec<_> = (0..3u64).map(|i| lawn.insert(i, 100, i)).collect();
+        assert_eq!(lawn.remove(keys[victim]), Some(victim as u64));
+        checked(&lawn);
+        assert_eq!(lawn.len(), 2);
+        let expected: Vec<u64> = (0..3).filter(|&i| i != victim as u64).collect();
+        assert_eq!(lawn.next_deadline(), Some(100 + expected[0]));
+        assert_eq!(drain(&mut lawn, 1000), expected);
+    }
+}
+
+#[test]
+fn stale_keys_never_touch_other_timers() {
+    let mut lawn = Lawn::new();
+    let removed = lawn.insert(0, 10, 1);
+    assert_eq!(lawn.remove(removed), Some(1));
+    let popped = lawn.insert(0, 5, 2);
+    let reused = lawn.insert(0, 10, 3); // reuses `removed`'s slot
+    assert_eq!(lawn.pop_expired(5), Some((popped, 2)));
+    for stale in [removed, popped] {
+        assert_eq!(lawn.get(stale), None);
+        assert_eq!(lawn.get_mut(stale), None);
+        assert_eq!(lawn.deadline(stale), None);
+        assert!(!lawn.reset(stale, 5, 1));
+        assert_eq!(lawn.remove(stale), None);
+    }
+    assert_eq!(lawn.get(reused), Some(&3));
+    lawn.clear();
+    assert_eq!(lawn.get(reused), None);
+    let fresh = lawn.insert(0, 1, 4);
+    assert_ne!(fresh, reused);
+    assert_eq!(lawn.remove(reused), None);
+    assert_eq!(lawn.get(fresh), Some(&4));
+    checked(&lawn);
+}
+
+#[test]
+fn reset_earlier_later_and_past() {
+    let mut lawn = Lawn::new();
+    let a = lawn.insert(0, 100, 'a');
+    let b = lawn.insert(0, 100, 'b');
+    assert!(lawn.reset(a, 10, 500)); // later
+    checked(&lawn);
+    assert_eq!(lawn.deadline(a), Some(510));
+    assert!(lawn.reset(b, 10, 5)); // earlier
+    assert_eq!(lawn.next_deadline(), Some(15));
+    assert_eq!(drain(&mut lawn, 100), ['b']);
+    assert!(lawn.reset(a, 0, 3)); // to the past: due at once
+    assert_eq!(lawn.deadline(a), Some(3));
+    assert_eq!(drain(&mut lawn, 100), ['a']);
+    assert!(lawn.is_empty());
+}
+
+#[test]
+fn reset_keeps_key_and_value() {
+    let mut lawn = Lawn::new();
+    let key = lawn.insert(0, 10, vec![1, 2]);
+    assert!(lawn.reset(key, 0, 20));
+    lawn.get_mut(key).unwrap().push(3);
+    assert_eq!(lawn.pop_expired(19), None);
+    assert_eq!(lawn.pop_expired(20), Some((key, vec![1, 2, 3])));
+}
+
+#[test]
+fn time_never_goes_back() {
+    let mut lawn = Lawn::new();
+    assert_eq!(lawn.pop_expired(100), None);
+    let key = lawn.insert(40, 50, 'x'); // deadline 90 is already past
+    assert_eq!(lawn.deadline(key), Some(90));
+    assert_eq!(lawn.elapsed(), 100);
+    assert_eq!(lawn.pop_expired(50), Some((key, 'x'))); // 50 is taken as 100
+    let late = lawn.insert(40, 70, 'y'); // due 110
+    assert_eq!(lawn.pop_expired(109), None);
+    assert_eq!(lawn.pop_expired(110), Some((late, 'y')));
+    checked(&lawn);
+}
+
+#[test]
+fn overdue_timers_in_one_bucket_all_come_out() {
+    let mut lawn = Lawn::new();
+    lawn.pop_expired(1000);
+    lawn.insert(1000, 0, 1); // key 1000
+    lawn.insert(10, 5, 2); // deadline 15, behind it in the ttl-0 bucket
+    lawn.insert(900, 1, 3);
+    checked(&lawn);
+    let mut due = drain(&mut lawn, 1000);
+    due.sort_unstable();
+    assert_eq!(due, [1, 2, 3]);
+}
+
+#[test]
+fn class_buckets_refile_until_due() {
+    let mut lawn = Lawn::new();
+    for i in 0..EXACT_CAP as u64 {
+        lawn.insert(0, 10_000 + i, ());
+    }
+    // Past the exact cap: these share one class bucket.
+    let a = lawn.insert(0, 1_000_100, ());
+    let b = lawn.insert(0, 1_000_000, ());
+    checked(&lawn);
+    let class_key = lawn.key_of(a.index);
+    assert!(class_key < 1_000_000 && class_key == lawn.key_of(b.index));
+    let mut lawn = Lawn::new();
+    let a = lawn.insert(0, 1_000_100, 'a');
+    assert_eq!(lawn.deadline(a), Some(1_000_100));
+    assert_eq!(drain(&mut lawn, 1_000_099), Vec::<char>::new());
+    assert_eq!(drain(&mut lawn, 1_000_100), ['a']);
+}
+
+#[test]
+fn exact_cap_bounds_buckets_for_uniform_ttls() {
+    let mut lawn = Lawn::new();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for _ in 0..200_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        lawn.insert(0, 1 + x % 3_600_000, ());
+    }
+    checked(&lawn);
+    let bound = EXACT_CAP + 64 * (22 - 5);
+    assert!(
+        lawn.bucket_count() <= bound,
+        "{} buckets",
+        lawn.bucket_count()
+    );
+}
+
+#[test]
+fn empty_buckets_are_freed() {
+    let mut lawn = Lawn::new();
+    let keys: Vec<_> = (1..=100u64)
+        .map(|ttl| lawn.insert(0, ttl * 100, ()))
+        .collect();
+    assert_eq!(lawn.bucket_count(), 100);
+    for key in &keys[..50] {
+        lawn.remove(*key);
+    }
+    assert_eq!(lawn.bucket_count(), 50);
+    assert_eq!(drain(&mut lawn, u64::MAX).len(), 50);
+    assert_eq!(lawn.bucket_count(), 0);
+    checked(&lawn);
+}
+
+#[test]
+fn memory_comes_back_when_load_drops() {
+    let mut lawn = Lawn::new();
+    let keys: Vec<_> = (0..100_000u64)
+        .map(|i| lawn.insert(0, 100 + i % 10, i))
+        .collect();
+    let full = lawn.allocated_bytes();
+    assert!(full >= 100_000 * 40);
+    // Cancel all but the first thousand, in either order: the tail of the
+    // slab empties and its memory goes back.
+    for key in keys[1000..50_000].iter().chain(keys[50_000..].iter().rev()) {
+        lawn.remove(*key);
+    }
+    checked(&lawn);
+    assert!(
+        lawn.allocated_bytes() < full / 8,
+        "{} of {full}",
+        lawn.allocated_bytes()
+    );
+    // Drain the rest: back to (almost) nothing.
+    assert_eq!(drain(&mut lawn, 1000).len(), 1000);
+    assert!(
+        lawn.allocated_bytes() < full / 32,
+        "{}",
+        lawn.allocated_bytes()
+    );
+    // Old keys stay stale after the slab shrank and regrew.
+    let again: Vec<_> = (0..2000u64).map(|i| lawn.insert(1000, 5, i)).collect();
+    for key in &keys {
+        assert_eq!(lawn.get(*key), None);
+    }
+    assert_eq!(lawn.get(again[1999]), Some(&1999));
+    checked(&lawn);
+}
+
+#[test]
+fn small_lawn_keeps_its_memory() {
+    let mut lawn = Lawn::new();
+    let key = lawn.insert(0, 1, ());
+    lawn.remove(key);
+    let bytes = lawn.allocated_bytes();
+    for _ in 0..100 {
+        let key = lawn.insert(0, 1, ());
+        lawn.remove(key);
+    }
+    assert_eq!(lawn.allocated_bytes(), bytes);
+}
+
+#[test]
+fn clear_drops_everything() {
+    let mut lawn = Lawn::new();
+    let rc = std::rc::Rc::new(());
+    for i in 0..1000u64 {
+        lawn.insert(0, i * 7919, rc.clone());
+    }
+    lawn.clear();
+    assert_eq!(std::rc::Rc::strong_count(&rc), 1);
+    assert!(lawn.is_empty());
+    assert_eq!(lawn.bucket_count(), 0);
+    assert_eq!(lawn.next_deadline(), None);
+    checked(&lawn);
+}
+
+#[test]
+fn values_are_dropped_with_the_lawn() {
+    let rc = std::rc::Rc::new(());
+    {
+        let mut lawn = Lawn::new();
+        for i in 0..100 {
+            lawn.insert(0, i, rc.clone());
+        }
+    }
+    assert_eq!(std::rc::Rc::strong_count(&rc), 1);
+}
+
+#[test]
+fn check_detects_corruption() {
+    let mut lawn = Lawn::new();
+    lawn.insert(0, 100, ());
+    let b = lawn.insert(0, 100, ());
+    lawn.nodes.node_mut(b.index).prev = NIL; // break the back link
+    let err = lawn.check().unwrap_err();
+    assert!(err.to_string().contains("stale prev link"), "{err}");
+}
+
+#[test]
+fn debug_output_is_a_summary() {
+    let mut lawn = Lawn::new();
+    lawn.insert(0, 3, ());
+    let text = format!("{lawn:?}");
+    assert!(
+        text.contains("len: 1") && text.contains("next_deadline: Some(3)"),
+        "{text}"
+    );
+}
