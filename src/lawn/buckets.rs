@@ -58,6 +58,8 @@ pub(super) struct Bucket {
     pub(super) head: u32,
     pub(super) tail: u32,
     pub(super) len: u32,
+    /// The slab chunk this bucket allocates its timers from, or `NIL`.
+    pub(super) open: u32,
     pub(super) kind: Kind,
 }
 
@@ -158,6 +160,7 @@ impl Buckets {
             head: NIL,
             tail: NIL,
             len: 0,
+            open: NIL,
             kind,
         };
         match self.free.pop() {
@@ -174,8 +177,8 @@ impl Buckets {
         }
     }
 
-    /// Frees an empty bucket.
-    pub(super) fn release(&mut self, id: u16) {
+    /// Frees an empty bucket; returns it, so its open chunk can be closed.
+    pub(super) fn release(&mut self, id: u16) -> Bucket {
         let bucket = self.slots[id as usize]
             .take()
             .expect("lawn: releasing a released bucket");
@@ -194,6 +197,7 @@ impl Buckets {
             // Everything is empty: give the table's memory back.
             *self = Buckets::new();
         }
+        bucket
     }
 
     pub(super) fn clear(&mut self) {

@@ -61,10 +61,11 @@ impl<T> Lawn<T> {
     }
 
     fn check_all(&self) -> Result<(), String> {
-        self.nodes.check()?;
+        let open: Vec<(u16, u32)> = self.buckets.live().map(|(id, b)| (id, b.open)).collect();
+        self.nodes.check(&open)?;
         self.buckets.check()?;
         self.heap.check()?;
-        let mut seen = vec![false; self.nodes.slot_count()];
+        let mut seen = std::collections::HashSet::new();
         let mut linked = 0usize;
         let mut heads = std::collections::HashMap::new();
         for (id, bucket) in self.buckets.live() {
@@ -78,9 +79,7 @@ impl<T> Lawn<T> {
                     "bucket {id} ends after {position} of {}",
                     bucket.len
                 );
-                let i = index as usize;
-                ensure!(!seen[i], "node {index} is linked twice");
-                seen[i] = true;
+                ensure!(seen.insert(index), "node {index} is linked twice");
                 let node = self.nodes.node(index);
                 ensure!(
                     node.bucket == id,

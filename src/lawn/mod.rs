@@ -78,12 +78,17 @@
 //!   that timer's TTL; a driver that parks until it wakes at most as many
 //!   extra times as that timer is re-filed.
 //! - Memory: 40 bytes per timer slot for `T = u64` (`24 + size_of::<T>()`
-//!   rounded to 8 in general) in one slab, plus a small table per live
-//!   bucket. Freed slots are reused (newest first); free slots at the end of
-//!   the slab leave it as soon as they are freed, and its capacity is halved
-//!   whenever it is four times what is used. Slots never move (keys are
-//!   indexes), so one long-lived timer at the end of the slab holds the slab
-//!   at that length until it goes. Empty buckets are freed at once.
+//!   rounded to 8 in general), no allocation per timer once warm, plus a
+//!   small table per live bucket. Slots come in chunks of 32 and each bucket
+//!   fills a chunk of its own, so the timers of one bucket lie in memory in
+//!   the order they expire (with ten interleaved TTLs at 1e6 timers this cut
+//!   the cost of an expiry about threefold). A chunk is reused once half of
+//!   it is free, so the slab holds at most `2 × peak timers + 32 × buckets`
+//!   slots; free chunks at its end are cut off as soon as they empty, and
+//!   capacity is halved whenever it is four times what is used. Slots never
+//!   move (keys are indexes), so one long-lived timer near the end of the
+//!   slab holds it at that length until it goes. Empty buckets are freed at
+//!   once.
 //!
 //! # Time
 //!
@@ -223,8 +228,11 @@ impl<T> Lawn<T> {
     /// If the Lawn already holds `u32::MAX - 1` timers.
     pub fn insert(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
         let base = self.observe(now);
-        let (index, gen) = self.nodes.insert(value, now.saturating_add(ttl));
-        self.file(index, base);
+        let deadline = now.saturating_add(ttl);
+        let bucket = self.buckets.select(deadline.saturating_sub(base));
+        let open = &mut self.buckets.get_mut(bucket).open;
+        let (index, gen) = self.nodes.insert(bucket, open, value, deadline);
+        self.link(index, bucket, base);
         TimerKey { index, gen }
     }
 
@@ -502,10 +510,17 @@ impl<T> Lawn<T> {
     }
 
     /// Links an unlinked node at the tail of the bucket for the ticks it has
-    /// left after `base` (the current tick).
+    /// left after `base` (the current tick). Its slot stays where it is.
     fn file(&mut self, index: u32, base: u64) {
         let deadline = self.nodes.node(index).deadline;
         let bucket = self.buckets.select(deadline.saturating_sub(base));
+        self.link(index, bucket, base);
+    }
+
+    /// Links an unlinked node at the tail of `bucket`, filed at tick `base`.
+    #[inline]
+    fn link(&mut self, index: u32, bucket: u16, base: u64) {
+        let deadline = self.nodes.node(index).deadline;
         let b = self.buckets.get_mut(bucket);
         let key = match b.kind {
             Kind::Exact { .. } => deadline,
@@ -560,7 +575,8 @@ impl<T> Lawn<T> {
         b.len -= 1;
         if b.len == 0 {
             self.heap.remove(bucket);
-            self.buckets.release(bucket);
+            let open = self.buckets.release(bucket).open;
+            self.nodes.close(bucket, open);
         } else if prev == NIL {
             let key = self.key_of(next);
             self.heap.update(bucket, key);

@@ -1,18 +1,35 @@
-//! Generational slab of timer nodes, linked into buckets by index.
+//! Generational slab of timer nodes, allocated in per-bucket chunks.
 //!
-//! Ground rules: a slot is either occupied by a [`Node`] or vacant and on the
-//! free list. Every occupation gets a generation that no earlier key for the
-//! same index carried, so a stale [`TimerKey`](super::TimerKey) never matches.
-//! Generations are `u32` and wrap after 2^32 reuses of one slot; a key held
-//! across that many reuses is the only way to alias (documented on the Lawn).
+//! Ground rules:
+//! - A slot is either occupied by a [`Node`] or vacant. Every occupation gets
+//!   a generation that no earlier key for the same index carried, so a stale
+//!   [`TimerKey`](super::TimerKey) never matches. Generations are `u32` and
+//!   wrap after 2^32 reuses of one slot (documented on the Lawn).
+//! - Slots come in chunks of [`CHUNK`]. A bucket allocates from one *open*
+//!   chunk of its own, lowest free slot first, so the timers of one FIFO
+//!   bucket sit next to each other in memory in the order they expire: an
+//!   expiry walks memory forwards instead of chasing pointers across it.
+//!   (Measured: with ten interleaved TTLs at 1e6 timers, one slab-wide free
+//!   list cost ~100 ns of cache misses per expiry.)
+//! - A chunk that is not open is on the *reuse list* exactly when at least
+//!   half of it is free. A new chunk is made only when that list is empty, so
+//!   the slab holds at most `2 * peak timers + CHUNK * open chunks` slots.
+//!   Free chunks at the end of the slab are cut off, and capacity is given
+//!   back once it is four times what is used.
 
 use std::num::NonZeroU32;
 
-/// Index meaning "no node" in `prev`, `next` and the free list.
+/// Index meaning "no node" / "no chunk".
 pub(super) const NIL: u32 = u32::MAX;
 
 /// `lead` value meaning "this node's key is in the Lawn's far table".
 pub(super) const LEAD_FAR: u32 = u32::MAX;
+
+/// Slots per chunk (one bit each in a `u32` mask).
+pub(super) const CHUNK: usize = 32;
+const ALL_FREE: u32 = u32::MAX;
+/// A closed chunk with this many free slots is worth reopening.
+const REUSE_AT: u32 = (CHUNK / 2) as u32;
 
 /// Spare capacity is kept up to this many slots, so a small Lawn that
 /// empties and refills does not hit the allocator.
@@ -38,23 +55,39 @@ pub(super) struct Node<T> {
 #[derive(Debug)]
 enum Slot<T> {
     Occupied(Node<T>),
-    /// On the free list, which is doubly linked so that a vacant slot at the
-    /// end of the slab can leave it in O(1).
+    /// `gen` is the generation the next occupant gets.
     Vacant {
         gen: NonZeroU32,
-        prev_free: u32,
-        next_free: u32,
     },
+}
+
+/// `Chunk::owner` of a closed chunk.
+const NO_OWNER: u16 = u16::MAX;
+
+/// Book-keeping for one chunk of slots.
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    /// Bit `i` set: slot `i` of the chunk is vacant.
+    free: u32,
+    /// The bucket that allocates from it, or [`NO_OWNER`] when closed. The
+    /// slab may close a chunk on its own (to cut it off the end), so a
+    /// bucket's idea of its open chunk is only trusted if the owner agrees.
+    owner: u16,
+    /// Links in the reuse list.
+    prev: u32,
+    next: u32,
 }
 
 /// The slab itself.
 #[derive(Debug)]
 pub(super) struct Slab<T> {
     slots: Vec<Slot<T>>,
-    free_head: u32,
+    chunks: Vec<Chunk>,
+    /// Head of the reuse list of closed chunks that are at least half free.
+    reuse: u32,
     len: usize,
     /// Generation for slots created from now on: above every generation ever
-    /// issued at an index that has since been truncated away.
+    /// issued at an index that has since been cut off.
     gen_floor: NonZeroU32,
 }
 
@@ -66,7 +99,8 @@ impl<T> Slab<T> {
     pub(super) const fn new() -> Self {
         Slab {
             slots: Vec::new(),
-            free_head: NIL,
+            chunks: Vec::new(),
+            reuse: NIL,
             len: 0,
             gen_floor: NonZeroU32::MIN,
         }
@@ -76,9 +110,34 @@ impl<T> Slab<T> {
         self.len
     }
 
-    /// Stores a new unlinked node and returns its index and generation.
-    pub(super) fn insert(&mut self, value: T, deadline: u64) -> (u32, NonZeroU32) {
-        let make = |gen| Node {
+    /// Stores a new unlinked node for `bucket`, in its open chunk `open`
+    /// (replaced when it is [`NIL`], no longer the bucket's, or full), and
+    /// returns its index and generation.
+    #[inline]
+    pub(super) fn insert(
+        &mut self,
+        bucket: u16,
+        open: &mut u32,
+        value: T,
+        deadline: u64,
+    ) -> (u32, NonZeroU32) {
+        if !self.owns(bucket, *open) {
+            *open = self.open_chunk(bucket);
+        }
+        let chunk = &mut self.chunks[*open as usize];
+        let bit = chunk.free.trailing_zeros();
+        chunk.free &= chunk.free - 1;
+        let index = *open * CHUNK as u32 + bit;
+        if chunk.free == 0 {
+            // Full: the bucket opens another one next time.
+            chunk.owner = NO_OWNER;
+            *open = NIL;
+        }
+        let slot = &mut self.slots[index as usize];
+        let Slot::Vacant { gen } = *slot else {
+            unreachable!("lawn: chunk mask says slot {index} is free");
+        };
+        *slot = Slot::Occupied(Node {
             value,
             deadline,
             lead: 0,
@@ -86,56 +145,95 @@ impl<T> Slab<T> {
             next: NIL,
             gen,
             bucket: 0,
-        };
+        });
         self.len += 1;
-        if self.free_head != NIL {
-            let index = self.free_head;
-            let slot = &mut self.slots[index as usize];
-            let Slot::Vacant { gen, next_free, .. } = *slot else {
-                unreachable!("lawn: free list points at an occupied slot");
-            };
-            *slot = Slot::Occupied(make(gen));
-            self.set_prev_free(next_free, NIL);
-            self.free_head = next_free;
-            return (index, gen);
-        }
-        let index = u32::try_from(self.slots.len())
-            .ok()
-            .filter(|&i| i != NIL)
-            .expect("lawn: more than 2^32 - 1 pending timers");
-        let gen = self.gen_floor;
-        self.slots.push(Slot::Occupied(make(gen)));
         (index, gen)
     }
 
-    /// Vacates an occupied slot and returns its node.
-    ///
-    /// Vacant slots at the end of the slab leave it at once (each slot leaves
-    /// at most once per push, so this is O(1) amortized), and spare capacity
-    /// is given back when it exceeds three quarters of the slab.
-    pub(super) fn remove(&mut self, index: u32) -> Node<T> {
-        let vacant = Slot::Vacant {
-            gen: NonZeroU32::MIN, // set below, once the node is out
-            prev_free: NIL,
-            next_free: self.free_head,
+    /// Whether `bucket` may allocate from chunk `id`.
+    #[inline]
+    pub(super) fn owns(&self, bucket: u16, id: u32) -> bool {
+        self.chunks
+            .get(id as usize)
+            .is_some_and(|c| c.owner == bucket)
+    }
+
+    /// A chunk with free slots for a bucket to allocate from: the first on
+    /// the reuse list, or a new one.
+    fn open_chunk(&mut self, bucket: u16) -> u32 {
+        let id = match self.reuse {
+            NIL => {
+                let id = self.chunks.len();
+                assert!(
+                    (id + 1) * CHUNK < NIL as usize,
+                    "lawn: more than 2^32 - 64 pending timers"
+                );
+                let gen = self.gen_floor;
+                self.slots
+                    .extend(std::iter::repeat_with(|| Slot::Vacant { gen }).take(CHUNK));
+                self.chunks.push(Chunk {
+                    free: ALL_FREE,
+                    owner: NO_OWNER,
+                    prev: NIL,
+                    next: NIL,
+                });
+                id as u32
+            }
+            id => {
+                self.unlist(id);
+                id
+            }
         };
-        let Slot::Occupied(node) = std::mem::replace(&mut self.slots[index as usize], vacant)
-        else {
-            unreachable!("lawn: removing a vacant slot");
-        };
-        if let Slot::Vacant { gen, .. } = &mut self.slots[index as usize] {
-            *gen = next_gen(node.gen);
+        self.chunks[id as usize].owner = bucket;
+        id
+    }
+
+    /// `bucket` stops allocating from chunk `id` (it emptied), if it still
+    /// owns it.
+    pub(super) fn close(&mut self, bucket: u16, id: u32) {
+        if !self.owns(bucket, id) {
+            return;
         }
-        self.set_prev_free(self.free_head, index);
-        self.free_head = index;
+        let chunk = &mut self.chunks[id as usize];
+        chunk.owner = NO_OWNER;
+        if chunk.free.count_ones() >= REUSE_AT {
+            self.list(id);
+            self.cut_free_tail();
+        }
+    }
+
+    /// Vacates an occupied slot and returns its node.
+    #[inline]
+    pub(super) fn remove(&mut self, index: u32) -> Node<T> {
+        let slot = &mut self.slots[index as usize];
+        let gen = match slot {
+            Slot::Occupied(node) => next_gen(node.gen),
+            Slot::Vacant { .. } => unreachable!("lawn: removing a vacant slot {index}"),
+        };
+        let Slot::Occupied(node) = std::mem::replace(slot, Slot::Vacant { gen }) else {
+            unreachable!()
+        };
         self.len -= 1;
-        if index as usize + 1 == self.slots.len() {
-            self.trim();
+        let id = index / CHUNK as u32;
+        let last = id as usize + 1 == self.chunks.len();
+        let chunk = &mut self.chunks[id as usize];
+        chunk.free |= 1 << (index % CHUNK as u32);
+        if chunk.free == ALL_FREE && last {
+            // The last chunk emptied: close it even if a bucket has it open,
+            // so the free tail can go.
+            if chunk.owner != NO_OWNER {
+                chunk.owner = NO_OWNER;
+                self.list(id);
+            }
+            self.cut_free_tail();
+        } else if chunk.owner == NO_OWNER && chunk.free.count_ones() == REUSE_AT {
+            self.list(id);
         }
         node
     }
 
     /// The node at `index` if it is occupied with generation `gen`.
+    #[inline]
     pub(super) fn get(&self, index: u32, gen: NonZeroU32) -> Option<&Node<T>> {
         match self.slots.get(index as usize) {
             Some(Slot::Occupied(node)) if node.gen == gen => Some(node),
@@ -144,6 +242,7 @@ impl<T> Slab<T> {
     }
 
     /// Mutable twin of [`Slab::get`].
+    #[inline]
     pub(super) fn get_mut(&mut self, index: u32, gen: NonZeroU32) -> Option<&mut Node<T>> {
         match self.slots.get_mut(index as usize) {
             Some(Slot::Occupied(node)) if node.gen == gen => Some(node),
@@ -152,6 +251,7 @@ impl<T> Slab<T> {
     }
 
     /// The node at an index the caller knows to be occupied (a bucket link).
+    #[inline]
     #[track_caller]
     pub(super) fn node(&self, index: u32) -> &Node<T> {
         match &self.slots[index as usize] {
@@ -161,6 +261,7 @@ impl<T> Slab<T> {
     }
 
     /// Mutable twin of [`Slab::node`].
+    #[inline]
     #[track_caller]
     pub(super) fn node_mut(&mut self, index: u32) -> &mut Node<T> {
         match &mut self.slots[index as usize] {
@@ -169,102 +270,144 @@ impl<T> Slab<T> {
         }
     }
 
-    /// Drops every node; every key issued so far becomes stale.
+    /// Drops every node; every key issued so far becomes stale. The caller
+    /// forgets its open chunks.
     pub(super) fn clear(&mut self) {
         for slot in &self.slots {
             let gen = match slot {
                 Slot::Occupied(node) => next_gen(node.gen),
-                Slot::Vacant { gen, .. } => *gen,
+                Slot::Vacant { gen } => *gen,
             };
             self.gen_floor = self.gen_floor.max(gen);
         }
-        self.slots = Vec::new();
-        self.free_head = NIL;
-        self.len = 0;
-    }
-
-    /// Drops the vacant slots at the end of the slab and, if the slab is now
-    /// under a quarter of its capacity, gives the spare memory back.
-    /// Occupied slots never move: keys are indexes.
-    pub(super) fn trim(&mut self) {
-        while let Some(&Slot::Vacant {
-            gen,
-            prev_free,
-            next_free,
-        }) = self.slots.last()
-        {
-            self.gen_floor = self.gen_floor.max(gen);
-            self.set_prev_free(next_free, prev_free);
-            match prev_free {
-                NIL => self.free_head = next_free,
-                prev => self.set_next_free(prev, next_free),
-            }
-            self.slots.pop();
-        }
-        let keep = (self.slots.len() * 2).max(KEEP_SLOTS);
-        if self.slots.capacity() > keep * 2 {
-            self.slots.shrink_to(keep);
-        }
+        *self = Slab {
+            gen_floor: self.gen_floor,
+            ..Slab::new()
+        };
     }
 
     /// Gives back all spare capacity.
     pub(super) fn shrink_to_fit(&mut self) {
-        self.trim();
+        self.cut_free_tail();
         self.slots.shrink_to_fit();
+        self.chunks.shrink_to_fit();
     }
 
-    fn set_prev_free(&mut self, index: u32, prev: u32) {
-        if let Some(Slot::Vacant { prev_free, .. }) = self.slots.get_mut(index as usize) {
-            *prev_free = prev;
+    /// Cuts off free, closed chunks at the end of the slab (each chunk goes
+    /// at most once per growth, so this is O(1) amortized), and halves the
+    /// capacity once it is four times what is used.
+    fn cut_free_tail(&mut self) {
+        while let Some(&Chunk {
+            free: ALL_FREE,
+            owner: NO_OWNER,
+            ..
+        }) = self.chunks.last()
+        {
+            let id = (self.chunks.len() - 1) as u32;
+            self.unlist(id);
+            self.chunks.pop();
+            for slot in self.slots.drain(id as usize * CHUNK..) {
+                if let Slot::Vacant { gen } = slot {
+                    self.gen_floor = self.gen_floor.max(gen);
+                }
+            }
+        }
+        let keep = (self.slots.len() * 2).max(KEEP_SLOTS);
+        if self.slots.capacity() > keep * 2 {
+            self.slots.shrink_to(keep);
+            self.chunks.shrink_to(keep / CHUNK);
         }
     }
 
-    fn set_next_free(&mut self, index: u32, next: u32) {
-        if let Some(Slot::Vacant { next_free, .. }) = self.slots.get_mut(index as usize) {
-            *next_free = next;
+    /// Pushes a chunk on the reuse list.
+    fn list(&mut self, id: u32) {
+        let head = self.reuse;
+        if head != NIL {
+            self.chunks[head as usize].prev = id;
         }
+        let chunk = &mut self.chunks[id as usize];
+        chunk.prev = NIL;
+        chunk.next = head;
+        self.reuse = id;
+    }
+
+    /// Takes a chunk off the reuse list, if it is on it.
+    fn unlist(&mut self, id: u32) {
+        let Chunk { prev, next, .. } = self.chunks[id as usize];
+        if prev == NIL && self.reuse != id {
+            return; // not listed
+        }
+        match prev {
+            NIL => self.reuse = next,
+            prev => self.chunks[prev as usize].next = next,
+        }
+        if next != NIL {
+            self.chunks[next as usize].prev = prev;
+        }
+        let chunk = &mut self.chunks[id as usize];
+        chunk.prev = NIL;
+        chunk.next = NIL;
     }
 
     /// Heap bytes held by the slab.
     pub(super) fn allocated_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Slot<T>>()
+            + self.chunks.capacity() * std::mem::size_of::<Chunk>()
     }
 
-    /// Number of slots, occupied or not (for the self-check and tests).
-    pub(super) fn slot_count(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Walks the free list and checks it covers exactly the vacant slots.
-    pub(super) fn check(&self) -> Result<(), String> {
-        let mut on_free_list = 0usize;
-        let (mut prev, mut index) = (NIL, self.free_head);
-        while index != NIL {
-            match self.slots.get(index as usize) {
-                Some(Slot::Vacant {
-                    prev_free,
-                    next_free,
-                    ..
-                }) if *prev_free == prev => (prev, index) = (index, *next_free),
-                _ => return Err(format!("free list broken at slot {index}")),
+    /// Checks the chunk masks against the slots and the reuse list against
+    /// its rule. `open` lists each live bucket with the chunk it has open.
+    pub(super) fn check(&self, open: &[(u16, u32)]) -> Result<(), String> {
+        let mut occupied = 0;
+        for (id, chunk) in self.chunks.iter().enumerate() {
+            for bit in 0..CHUNK {
+                let vacant = matches!(self.slots[id * CHUNK + bit], Slot::Vacant { .. });
+                if vacant != (chunk.free & (1 << bit) != 0) {
+                    return Err(format!("chunk {id} mask is wrong at slot {bit}"));
+                }
+                occupied += usize::from(!vacant);
             }
-            on_free_list += 1;
-            if on_free_list > self.slots.len() {
-                return Err("free list has a cycle".into());
+            let owned = chunk.owner != NO_OWNER;
+            if owned && !open.contains(&(chunk.owner, id as u32)) {
+                return Err(format!(
+                    "chunk {id} is owned by a bucket that does not have it open"
+                ));
+            }
+            if owned && chunk.free == 0 {
+                return Err(format!("chunk {id} is open but full"));
             }
         }
-        let occupied = self
-            .slots
-            .iter()
-            .filter(|s| matches!(s, Slot::Occupied(_)))
-            .count();
-        if occupied != self.len {
-            return Err(format!("len {} but {occupied} occupied slots", self.len));
-        }
-        if occupied + on_free_list != self.slots.len() {
+        if self.slots.len() != self.chunks.len() * CHUNK || occupied != self.len {
             return Err(format!(
-                "{occupied} occupied + {on_free_list} free != {} slots",
-                self.slots.len()
+                "{} slots, {} chunks, {occupied} occupied, len {}",
+                self.slots.len(),
+                self.chunks.len(),
+                self.len
+            ));
+        }
+        let (mut listed, mut prev, mut id) = (0, NIL, self.reuse);
+        while id != NIL {
+            let chunk = self
+                .chunks
+                .get(id as usize)
+                .ok_or("reuse list leaves the slab")?;
+            if chunk.prev != prev || chunk.owner != NO_OWNER || chunk.free.count_ones() < REUSE_AT {
+                return Err(format!("chunk {id} should not be on the reuse list"));
+            }
+            listed += 1;
+            if listed > self.chunks.len() {
+                return Err("reuse list has a cycle".into());
+            }
+            (prev, id) = (id, chunk.next);
+        }
+        let should = self
+            .chunks
+            .iter()
+            .filter(|c| c.owner == NO_OWNER && c.free.count_ones() >= REUSE_AT)
+            .count();
+        if listed != should {
+            return Err(format!(
+                "{listed} chunks on the reuse list, {should} belong there"
             ));
         }
         Ok(())

@@ -392,3 +392,63 @@ fn debug_output_is_a_summary() {
         "{text}"
     );
 }
+
+#[test]
+fn a_bucket_fills_its_own_chunk_in_order() {
+    let mut lawn = Lawn::new();
+    // Two TTLs interleaved: each bucket's timers still sit side by side.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for i in 0..64u64 {
+        a.push(lawn.insert(0, 100, i).index);
+        b.push(lawn.insert(0, 200, i).index);
+    }
+    for run in [&a, &b] {
+        let steps = run.windows(2).filter(|w| w[1] == w[0] + 1).count();
+        assert!(
+            steps >= 60,
+            "only {steps} of 63 neighbours adjacent: {run:?}"
+        );
+    }
+    checked(&lawn);
+}
+
+#[test]
+fn cancel_heavy_churn_keeps_memory_bounded() {
+    // The request-timeout pattern: most timers are cancelled soon after they
+    // start, out of order, in ten buckets. Slots must be reused, not leaked.
+    let mut lawn = Lawn::new();
+    let mut pending = std::collections::VecDeque::new();
+    let mut x = 88172645463325252u64;
+    let mut peak = 0;
+    for now in 0..6_000u64 {
+        for _ in 0..50 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            pending.push_back(lawn.insert(now, 1_000 + (x % 10) * 100, now));
+        }
+        // Cancel 95% in random order, leave the rest to fire.
+        for _ in 0..47 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = (x % pending.len() as u64) as usize;
+            let key = pending.swap_remove_back(at).unwrap();
+            lawn.remove(key);
+        }
+        while lawn.pop_expired(now).is_some() {}
+        if now % 64 == 0 {
+            pending.retain(|k| lawn.get(*k).is_some());
+        }
+        peak = peak.max(lawn.len());
+        if now % 1_000 == 0 {
+            checked(&lawn);
+        }
+    }
+    let slots = lawn.allocated_bytes() / 40;
+    assert!(
+        slots <= 2 * peak + 32 * 64,
+        "{slots} slots for a peak of {peak} timers"
+    );
+    checked(&lawn);
+}
