@@ -1,11 +1,13 @@
 //! The bucket table: which bucket a TTL is filed in, and the buckets themselves.
 //!
 //! Two kinds of bucket (see the module docs of [`crate::lawn`] for why):
-//! - **exact**: one TTL of at least [`FINE`] ticks, found through a small hash
-//!   map; at most [`EXACT_CAP`] of them live at once;
+//! - **exact**: one TTL of at least [`EXACT_MIN`] ticks that has been asked
+//!   for more than once lately, found through a small hash map; at most
+//!   [`EXACT_CAP`] of them live at once;
 //! - **class**: one quantization class of TTLs, found by direct index. TTLs
-//!   below [`FINE`] have a class each (so these are exact too); above, each
-//!   octave `[2^e, 2^(e+1))` splits into [`FINE`] classes of width `2^(e-6)`.
+//!   below [`EXACT_MIN`] have a class each (so these are exact too); above,
+//!   each octave `[2^e, 2^(e+1))` splits into [`FINE`] classes of width
+//!   `2^(e-6)`.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -16,8 +18,12 @@ use super::slab::NIL;
 pub(super) const FINE_BITS: u32 = 6;
 /// TTLs below this many ticks are never quantized.
 pub(super) const FINE: u64 = 1 << FINE_BITS;
-/// Most exact buckets for TTLs `>= FINE` alive at once.
+/// Most exact buckets for TTLs `>= EXACT_MIN` alive at once.
 pub(super) const EXACT_CAP: usize = 256;
+/// Below this, classes are one tick wide: exact already, no map needed.
+pub(super) const EXACT_MIN: u64 = FINE << 1;
+/// Slots of the table of recently seen TTLs (a power of two).
+const RECENT: usize = 64;
 /// Number of quantization classes covering every `u64` TTL.
 pub(super) const CLASS_COUNT: usize = class_of(u64::MAX).0 + 1;
 
@@ -65,7 +71,7 @@ pub(super) struct Bucket {
 
 /// Multiplicative hasher for the TTL map: TTLs are small integers that a
 /// SipHash would spend most of an insert on.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct TtlHasher(u64);
 
 impl Hasher for TtlHasher {
@@ -86,13 +92,18 @@ impl Hasher for TtlHasher {
 /// Bucket id meaning "no bucket" in the class index.
 const NONE: u16 = u16::MAX;
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Buckets {
     slots: Vec<Option<Bucket>>,
     free: Vec<u16>,
     exact: HashMap<u64, u16, BuildHasherDefault<TtlHasher>>,
     /// Last exact lookup, so a run of one TTL skips the hash.
     cached: Option<(u64, u16)>,
+    /// TTLs seen lately (direct-mapped): a TTL gets an exact bucket only
+    /// when it comes back, so TTLs that never recur (uniform workloads, the
+    /// time left by a re-filed timer) do not churn through singleton exact
+    /// buckets, each a hash insert, a heap push, and both undone.
+    recent: Vec<u64>,
     /// `classes[index]` is the live bucket of that class, or [`NONE`];
     /// grown on demand up to [`CLASS_COUNT`].
     classes: Vec<u16>,
@@ -119,7 +130,7 @@ impl Buckets {
 
     /// The bucket a node with `ttl` ticks left is filed in, created if need be.
     pub(super) fn select(&mut self, ttl: u64) -> u16 {
-        if ttl >= FINE {
+        if ttl >= EXACT_MIN {
             if let Some((cached_ttl, id)) = self.cached {
                 if cached_ttl == ttl {
                     return id;
@@ -129,7 +140,7 @@ impl Buckets {
                 self.cached = Some((ttl, id));
                 return id;
             }
-            if self.exact.len() < EXACT_CAP {
+            if self.exact.len() < EXACT_CAP && self.seen_before(ttl) {
                 let id = self.create(Kind::Exact { ttl });
                 self.exact.insert(ttl, id);
                 self.cached = Some((ttl, id));
@@ -153,6 +164,17 @@ impl Buckets {
             }
             id => id,
         }
+    }
+
+    /// Whether `ttl` was asked for lately; remembers it either way.
+    fn seen_before(&mut self, ttl: u64) -> bool {
+        if self.recent.is_empty() {
+            self.recent = vec![u64::MAX; RECENT];
+        }
+        let mut hasher = TtlHasher::default();
+        hasher.write_u64(ttl);
+        let slot = (hasher.finish() >> (64 - RECENT.trailing_zeros())) as usize;
+        std::mem::replace(&mut self.recent[slot], ttl) == ttl
     }
 
     fn create(&mut self, kind: Kind) -> u16 {
@@ -253,5 +275,6 @@ impl Buckets {
             + self.free.capacity() * size_of::<u16>()
             + self.exact.capacity() * (size_of::<(u64, u16)>() + 1)
             + self.classes.capacity() * size_of::<u16>()
+            + self.recent.capacity() * size_of::<u64>()
     }
 }

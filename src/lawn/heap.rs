@@ -1,8 +1,14 @@
-//! Indexed binary min-heap of buckets, ordered by the key of each bucket's head.
+//! Indexed 4-ary min-heap of buckets, ordered by the key of each bucket's head.
 //!
 //! The heap knows where every bucket sits (`pos`), so a bucket whose head
 //! changed is moved in O(log t) and an emptied bucket leaves in O(log t),
-//! t = live buckets. The minimum is `entries[0]`: O(1).
+//! t = live buckets. The minimum is `entries[0]`: O(1). Four children per
+//! node halve the depth of a binary heap; with a thousand buckets (uniform
+//! TTLs) a head that moves far back sinks 5 levels instead of 10, and the
+//! four children share a cache line.
+
+/// Children per node.
+const ARITY: usize = 4;
 
 /// Position meaning "not in the heap".
 const ABSENT: u32 = u32::MAX;
@@ -13,7 +19,7 @@ struct Entry {
     bucket: u16,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct BucketHeap {
     entries: Vec<Entry>,
     /// `pos[bucket]` is the bucket's index in `entries`, or [`ABSENT`].
@@ -93,7 +99,7 @@ impl BucketHeap {
             if self.pos.get(e.bucket as usize) != Some(&(at as u32)) {
                 return Err(format!("heap position of bucket {} is stale", e.bucket));
             }
-            if at > 0 && self.entries[(at - 1) / 2].key > e.key {
+            if at > 0 && self.entries[(at - 1) / ARITY].key > e.key {
                 return Err(format!("heap order broken at {at}"));
             }
         }
@@ -108,7 +114,7 @@ impl BucketHeap {
     }
 
     fn restore(&mut self, at: usize) {
-        if at > 0 && self.entries[at].key < self.entries[(at - 1) / 2].key {
+        if at > 0 && self.entries[at].key < self.entries[(at - 1) / ARITY].key {
             self.sift_up(at);
         } else {
             self.sift_down(at);
@@ -118,7 +124,7 @@ impl BucketHeap {
     fn sift_up(&mut self, mut at: usize) {
         let moving = self.entries[at];
         while at > 0 {
-            let parent = (at - 1) / 2;
+            let parent = (at - 1) / ARITY;
             if self.entries[parent].key <= moving.key {
                 break;
             }
@@ -132,15 +138,19 @@ impl BucketHeap {
         let moving = self.entries[at];
         let len = self.entries.len();
         loop {
-            let left = 2 * at + 1;
-            if left >= len {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < len && self.entries[right].key < self.entries[left].key {
-                right
+            let first = ARITY * at + 1;
+            let child = if first + ARITY <= len {
+                self.least_of_four(first)
+            } else if first < len {
+                (first + 1..len).fold(first, |m, c| {
+                    if self.entries[c].key < self.entries[m].key {
+                        c
+                    } else {
+                        m
+                    }
+                })
             } else {
-                left
+                break;
             };
             if self.entries[child].key >= moving.key {
                 break;
@@ -149,6 +159,17 @@ impl BucketHeap {
             at = child;
         }
         self.place(at, moving);
+    }
+
+    /// Index of the least of the four entries from `first`, by a tournament
+    /// of selects the compiler turns into conditional moves: with keys in
+    /// random order, branches here would mispredict half the time.
+    #[inline(always)]
+    fn least_of_four(&self, first: usize) -> usize {
+        let e = &self.entries[first..first + ARITY];
+        let a = if e[1].key < e[0].key { 1 } else { 0 };
+        let b = if e[3].key < e[2].key { 3 } else { 2 };
+        first + if e[b].key < e[a].key { b } else { a }
     }
 
     #[inline]

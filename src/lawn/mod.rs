@@ -32,21 +32,24 @@
 //! # What this implementation adds
 //!
 //! **Ordered heads.** The paper scans every bucket head on each tick, O(t) for
-//! t buckets. Here the buckets sit in an indexed min-heap keyed by their head,
-//! so [`next_deadline`](Lawn::next_deadline) is O(1) and an expiry is
+//! t buckets. Here the buckets sit in an indexed 4-ary min-heap keyed by their
+//! head, so [`next_deadline`](Lawn::next_deadline) is O(1) and an expiry is
 //! O(log t). An append to a non-empty bucket does not touch the heap.
 //!
 //! **A bounded number of buckets.** With high-variance TTLs (say uniform over
 //! 1 ms..1 h) one bucket per TTL would mean millions of buckets. So a timer
 //! with `ttl` ticks left is filed in:
 //!
-//! 1. an **exact** bucket of its own TTL, if `ttl < 64`, or if one exists, or
-//!    if fewer than 256 exact buckets for TTLs `>= 64` are alive (each is
-//!    freed when it empties, so a workload of a few TTLs always gets exact
-//!    buckets, whatever their size);
-//! 2. otherwise a **class** bucket: TTLs `>= 64` are quantized like a float
-//!    with a 6-bit mantissa, so the octave `[2^e, 2^(e+1))` splits into 64
-//!    classes, each `2^(e-6)` ticks wide (under 1/64 of the TTL).
+//! 1. an **exact** bucket of its own TTL, if it has one, or if the TTL came
+//!    up lately (a 64-entry table of recent TTLs) and fewer than 256 exact
+//!    buckets are alive. Each is freed when it empties, so a workload of a
+//!    few TTLs, whatever their size, gets exact buckets from its second
+//!    timer on, while TTLs that never recur do not churn through buckets of
+//!    one timer each;
+//! 2. otherwise a **class** bucket: TTLs are quantized like a float with a
+//!    6-bit mantissa, so the octave `[2^e, 2^(e+1))` splits into 64 classes,
+//!    each `2^(e-6)` ticks wide (under 1/64 of the TTL). TTLs below 128 get
+//!    a class of one tick each, which is exact.
 //!
 //! A timer filed at tick `now` in a class with smallest TTL `floor` gets the
 //! *key* `now + floor`, which is never after its deadline. Registration ticks
@@ -163,6 +166,7 @@ impl fmt::Debug for TimerKey {
 /// let due: Vec<_> = std::iter::from_fn(|| lawn.pop_expired(100)).map(|(_, v)| v).collect();
 /// assert_eq!(due, [0, 1, 2]); // FIFO
 /// ```
+#[derive(Clone)]
 pub struct Lawn<T> {
     nodes: Slab<T>,
     buckets: Buckets,
@@ -249,7 +253,7 @@ impl<T> Lawn<T> {
     pub fn remove(&mut self, key: TimerKey) -> Option<T> {
         self.nodes.get(key.index, key.gen)?;
         self.unlink(key.index);
-        Some(self.nodes.remove(key.index).value)
+        Some(self.nodes.remove(key.index))
     }
 
     /// Moves a timer to the deadline `now + ttl` (earlier or later), keeping
@@ -356,8 +360,19 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.pop_expired(999_999), None);
     /// assert_eq!(lawn.pop_expired(1_000_000).map(|(_, v)| v), Some("long"));
     /// ```
+    #[inline]
     pub fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
         let now = self.observe(now);
+        // The common tick has nothing due: keep that check small enough to
+        // inline into the caller's loop, and the work out of line.
+        match self.heap.peek() {
+            Some((key, _)) if key <= now => self.pop_due(now),
+            _ => None,
+        }
+    }
+
+    /// The part of [`pop_expired`](Lawn::pop_expired) that does work.
+    fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
         loop {
             let (key, bucket) = self.heap.peek()?;
             if key > now {
@@ -365,15 +380,13 @@ impl<T> Lawn<T> {
             }
             let index = self.buckets.get(bucket).head;
             self.unlink(index);
-            if self.nodes.node(index).deadline <= now {
-                let node = self.nodes.remove(index);
-                return Some((
-                    TimerKey {
-                        index,
-                        gen: node.gen,
-                    },
-                    node.value,
-                ));
+            let node = self.nodes.node(index);
+            if node.deadline <= now {
+                let key = TimerKey {
+                    index,
+                    gen: node.gen,
+                };
+                return Some((key, self.nodes.remove(index)));
             }
             // A class bucket handed it out before its deadline: re-file it
             // with the ticks it has left. Its new key is after `now`, so this
@@ -492,7 +505,7 @@ impl<T> Lawn<T> {
     }
 
     /// Advances [`elapsed`](Lawn::elapsed) to `now` if later; returns it.
-    #[inline]
+    #[inline(always)]
     fn observe(&mut self, now: u64) -> u64 {
         self.elapsed = self.elapsed.max(now);
         self.elapsed
@@ -553,6 +566,7 @@ impl<T> Lawn<T> {
     }
 
     /// Unlinks a linked node from its bucket, freeing the bucket if emptied.
+    #[inline]
     fn unlink(&mut self, index: u32) {
         let node = self.nodes.node(index);
         let (prev, next, bucket) = (node.prev, node.next, node.bucket);

@@ -1,6 +1,6 @@
 //! Unit tests: every operation and edge case, with a self-check after each.
 
-use super::buckets::{class_of, class_width, CLASS_COUNT, EXACT_CAP, FINE};
+use super::buckets::{class_of, class_width, CLASS_COUNT, EXACT_CAP, FINE, FINE_BITS};
 use super::slab::{Slab, NIL};
 use super::*;
 
@@ -35,7 +35,7 @@ fn classes_are_contiguous_and_cover_u64() {
         );
         last = index;
     }
-    assert_eq!(CLASS_COUNT, 3776);
+    assert_eq!(CLASS_COUNT, (65 - FINE_BITS as usize) << FINE_BITS);
     for shift in 0..64 {
         let ttl = 1u64 << shift;
         let (index, floor) = class_of(ttl);
@@ -284,9 +284,8 @@ fn exact_cap_bounds_buckets_for_uniform_ttls() {
 #[test]
 fn empty_buckets_are_freed() {
     let mut lawn = Lawn::new();
-    let keys: Vec<_> = (1..=100u64)
-        .map(|ttl| lawn.insert(0, ttl * 100, ()))
-        .collect();
+    // TTLs below 128 have a one-tick class each: 100 buckets.
+    let keys: Vec<_> = (1..=100u64).map(|ttl| lawn.insert(0, ttl, ())).collect();
     assert_eq!(lawn.bucket_count(), 100);
     for key in &keys[..50] {
         lawn.remove(*key);
@@ -450,5 +449,18 @@ fn cancel_heavy_churn_keeps_memory_bounded() {
         slots <= 2 * peak + 32 * 64,
         "{slots} slots for a peak of {peak} timers"
     );
+    checked(&lawn);
+}
+
+#[test]
+fn a_ttl_gets_an_exact_bucket_when_it_recurs() {
+    let mut lawn = Lawn::new();
+    let first = lawn.insert(0, 5_000, ()); // seen once: a class bucket
+    let second = lawn.insert(0, 5_000, ()); // seen again: an exact bucket
+    assert_eq!(lawn.bucket_count(), 2);
+    assert!(lawn.key_of(first.index) < 5_000);
+    assert_eq!(lawn.key_of(second.index), 5_000);
+    lawn.insert(1, 5_000, ()); // same exact bucket
+    assert_eq!(lawn.bucket_count(), 2);
     checked(&lawn);
 }
