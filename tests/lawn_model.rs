@@ -43,7 +43,7 @@ enum Mix {
 impl Mix {
     fn max_ttl(self) -> u64 {
         match self {
-            Mix::One => 1_000,
+            Mix::One => 30_000,
             Mix::Ten => 120_000,
             Mix::Uniform => 3_600_000,
         }
@@ -60,7 +60,7 @@ impl Mix {
             _ => {}
         }
         match self {
-            Mix::One => 1_000,
+            Mix::One => 30_000,
             Mix::Ten => TEN[rng.below(10) as usize],
             Mix::Uniform => 1 + rng.below(3_600_000),
         }

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::near::NEAR_BUCKET;
 use super::slab::NIL;
 
 /// Bits of a TTL kept by quantization: classes per octave = 2^FINE_BITS.
@@ -192,7 +193,7 @@ impl Buckets {
             }
             None => {
                 let id = self.slots.len();
-                assert!(id < NONE as usize, "lawn: bucket table overflow");
+                assert!(id < NEAR_BUCKET as usize, "lawn: bucket table overflow");
                 self.slots.push(Some(bucket));
                 id as u16
             }

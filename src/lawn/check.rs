@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::buckets::{class_width, Kind};
+use super::near::{NEAR, NEAR_BUCKET};
 use super::slab::{LEAD_FAR, NIL};
 use super::Lawn;
 
@@ -61,7 +62,8 @@ impl<T> Lawn<T> {
     }
 
     fn check_all(&self) -> Result<(), String> {
-        let open: Vec<(u16, u32)> = self.buckets.live().map(|(id, b)| (id, b.open)).collect();
+        let mut open: Vec<(u16, u32)> = self.buckets.live().map(|(id, b)| (id, b.open)).collect();
+        open.push((NEAR_BUCKET, self.near.open));
         self.nodes.check(&open)?;
         self.buckets.check()?;
         self.heap.check()?;
@@ -120,6 +122,7 @@ impl<T> Lawn<T> {
             ensure!(bucket.tail == prev, "bucket {id} tail is stale");
             linked += bucket.len as usize;
         }
+        linked += self.check_near(&mut seen)?;
         ensure!(
             linked == self.nodes.len(),
             "{linked} linked of {} timers",
@@ -138,6 +141,48 @@ impl<T> Lawn<T> {
                 "heap key of bucket {id} is stale"
             );
         }
+        let earliest = match (self.heap.peek(), self.near.next()) {
+            (Some((key, _)), Some(near)) => Some(key.min(near)),
+            (heap, near) => heap.map(|(key, _)| key).or(near),
+        };
+        ensure!(self.next_deadline() == earliest, "next_deadline is stale");
         Ok(())
+    }
+
+    /// Walks the near window's slots; returns how many timers it holds.
+    fn check_near(&self, seen: &mut std::collections::HashSet<u32>) -> Result<usize, String> {
+        self.near.check()?;
+        let deadlines = self.near.deadlines();
+        if let (Some(&min), Some(&max)) = (deadlines.first(), deadlines.last()) {
+            ensure!(max - min < NEAR, "near window spans {min}..={max}");
+        }
+        let mut count = 0;
+        for deadline in deadlines {
+            let slot = self.near.slot(deadline);
+            let (mut prev, mut index) = (NIL, slot.head);
+            while index != NIL {
+                ensure!(seen.insert(index), "node {index} is linked twice");
+                let node = self.nodes.node(index);
+                ensure!(
+                    node.bucket == NEAR_BUCKET,
+                    "node {index} is not a near node"
+                );
+                ensure!(
+                    node.deadline == deadline,
+                    "node {index} in the slot for {deadline}"
+                );
+                ensure!(
+                    node.prev == prev && node.lead == 0,
+                    "near node {index} is mislinked"
+                );
+                count += 1;
+                (prev, index) = (index, node.next);
+            }
+            ensure!(
+                slot.tail == prev,
+                "near slot for {deadline} has a stale tail"
+            );
+        }
+        Ok(count)
     }
 }

@@ -51,6 +51,12 @@
 //!    each `2^(e-6)` ticks wide (under 1/64 of the TTL). TTLs below 128 get
 //!    a class of one tick each, which is exact.
 //!
+//! **A near window.** Timers due within 4,096 ticks of the earliest one in
+//! the window go into one FIFO per deadline tick, found by a two-level bitmap
+//! instead of the heap. Short timers (a few milliseconds at 1 ms ticks) and
+//! the last stage of every re-filed timer land here: filing, cancelling and
+//! expiring them cost no heap work at all.
+//!
 //! A timer filed at tick `now` in a class with smallest TTL `floor` gets the
 //! *key* `now + floor`, which is never after its deadline. Registration ticks
 //! never decrease, so keys along a class bucket never decrease either, and
@@ -67,15 +73,17 @@
 //! | [`remove`](Lawn::remove) | O(1); O(log t) when it removes a bucket head |
 //! | [`reset`](Lawn::reset) | a remove and an insert, keeping the key |
 //! | [`next_deadline`](Lawn::next_deadline) | O(1) |
-//! | [`pop_expired`](Lawn::pop_expired) | O(log t) per timer handed out or re-filed |
+//! | [`pop_expired`](Lawn::pop_expired) | O(log t) per timer handed out or re-filed from a bucket; O(1) from the near window |
 //!
 //! - Buckets alive at once: at most 256 exact plus one per class in use; for
 //!   TTLs below `2^k` ticks that is at most `256 + 64·(k − 5)`: 1,344 for all
-//!   TTLs up to 70 minutes at 1 ms ticks, 3,776 classes for all of `u64`.
+//!   TTLs up to 70 minutes at 1 ms ticks, 3,776 classes for all of `u64`;
+//!   plus the near window's slots, which are not in the heap.
 //! - Re-filing: a timer in a class bucket is re-filed at most
-//!   `⌈(e − 5) / 7⌉` times for a TTL in `[2^e, 2^(e+1))` (3 for an hour at
-//!   1 ms), as each re-file leaves it under `2^(e-6)` ticks. Timers in exact
-//!   buckets are never re-filed.
+//!   `⌈(e − 5) / 7⌉` times for a TTL in `[2^e, 2^(e+1))`, as each re-file
+//!   leaves it under `2^(e-6)` ticks; in practice it reaches the near window
+//!   (under 4,096 ticks left) after one or two, e.g. two for an hour at 1 ms.
+//!   Timers in exact buckets and in the near window are never re-filed.
 //! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
 //!   is exact, and otherwise a lower bound that is early by less than 1/64 of
 //!   that timer's TTL; a driver that parks until it wakes at most as many
@@ -112,6 +120,7 @@
 mod buckets;
 mod check;
 mod heap;
+mod near;
 mod slab;
 #[cfg(test)]
 mod tests;
@@ -122,6 +131,7 @@ use std::num::NonZeroU32;
 
 use buckets::{Buckets, Kind};
 use heap::BucketHeap;
+use near::{Near, NEAR_BUCKET};
 use slab::{Slab, LEAD_FAR, NIL};
 
 pub use check::CorruptLawn;
@@ -171,6 +181,7 @@ pub struct Lawn<T> {
     nodes: Slab<T>,
     buckets: Buckets,
     heap: BucketHeap,
+    near: Near,
     /// Keys of the nodes whose `lead` does not fit in 32 bits (TTLs of 2^39
     /// ticks and more in class buckets): rare, so kept out of the slab.
     far: HashMap<u32, u64>,
@@ -209,6 +220,7 @@ impl<T> Lawn<T> {
             nodes: Slab::new(),
             buckets: Buckets::new(),
             heap: BucketHeap::new(),
+            near: Near::new(),
             far: HashMap::new(),
             elapsed: 0,
         }
@@ -233,6 +245,13 @@ impl<T> Lawn<T> {
     pub fn insert(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
         let base = self.observe(now);
         let deadline = now.saturating_add(ttl);
+        if self.near.admits(base, deadline) {
+            let (index, gen) = self
+                .nodes
+                .insert(NEAR_BUCKET, &mut self.near.open, value, deadline);
+            self.link_near(index, deadline);
+            return TimerKey { index, gen };
+        }
         let bucket = self.buckets.select(deadline.saturating_sub(base));
         let open = &mut self.buckets.get_mut(bucket).open;
         let (index, gen) = self.nodes.insert(bucket, open, value, deadline);
@@ -339,7 +358,10 @@ impl<T> Lawn<T> {
     /// ```
     #[inline]
     pub fn next_deadline(&self) -> Option<u64> {
-        self.heap.peek().map(|(key, _)| key)
+        match (self.near.next(), self.heap.peek()) {
+            (Some(near), Some((key, _))) => Some(near.min(key)),
+            (near, heap) => near.or(heap.map(|(key, _)| key)),
+        }
     }
 
     /// Hands out one timer whose deadline is at or before `now`, or `None`
@@ -365,8 +387,8 @@ impl<T> Lawn<T> {
         let now = self.observe(now);
         // The common tick has nothing due: keep that check small enough to
         // inline into the caller's loop, and the work out of line.
-        match self.heap.peek() {
-            Some((key, _)) if key <= now => self.pop_due(now),
+        match self.next_deadline() {
+            Some(next) if next <= now => self.pop_due(now),
             _ => None,
         }
     }
@@ -374,25 +396,36 @@ impl<T> Lawn<T> {
     /// The part of [`pop_expired`](Lawn::pop_expired) that does work.
     fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
         loop {
-            let (key, bucket) = self.heap.peek()?;
-            if key > now {
-                return None;
-            }
+            let bucket = match (self.near.next(), self.heap.peek()) {
+                (Some(near), heap) if heap.map_or(true, |(key, _)| near <= key) => {
+                    // The window's slots are exact: its head is due or nothing is.
+                    if near > now {
+                        return None;
+                    }
+                    let index = self.near.slot(near).head;
+                    return Some(self.take(index));
+                }
+                (_, Some((key, bucket))) if key <= now => bucket,
+                _ => return None,
+            };
             let index = self.buckets.get(bucket).head;
-            self.unlink(index);
-            let node = self.nodes.node(index);
-            if node.deadline <= now {
-                let key = TimerKey {
-                    index,
-                    gen: node.gen,
-                };
-                return Some((key, self.nodes.remove(index)));
+            if self.nodes.node(index).deadline <= now {
+                return Some(self.take(index));
             }
-            // A class bucket handed it out before its deadline: re-file it
+            // A class bucket hands it out before its deadline: re-file it
             // with the ticks it has left. Its new key is after `now`, so this
             // loop never sees it again.
+            self.unlink(index);
             self.file(index, now);
         }
+    }
+
+    /// Unlinks and frees a linked node, returning its key and value.
+    #[inline]
+    fn take(&mut self, index: u32) -> (TimerKey, T) {
+        let gen = self.nodes.node(index).gen;
+        self.unlink(index);
+        (TimerKey { index, gen }, self.nodes.remove(index))
     }
 
     /// Number of pending timers.
@@ -431,7 +464,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.bucket_count(), 2);
     /// ```
     pub fn bucket_count(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.near.live()
     }
 
     /// The latest tick the Lawn has been given (see [Time](self#time)).
@@ -463,6 +496,7 @@ impl<T> Lawn<T> {
         self.nodes.clear();
         self.buckets.clear();
         self.heap.clear();
+        self.near = Near::new();
         self.far = HashMap::new();
     }
 
@@ -486,14 +520,15 @@ impl<T> Lawn<T> {
         self.nodes.shrink_to_fit();
     }
 
-    /// Heap memory held by the Lawn, in bytes (capacity, not just use).
+    /// Heap memory held by the Lawn, in bytes: capacity, not just use, so
+    /// right after the slab doubles it is up to twice the slots in use.
     ///
     /// # Examples
     ///
     /// ```
     /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// for i in 0..1000u64 {
-    ///     lawn.insert(0, 100, i);
+    /// for i in 0..120_000u64 {
+    ///     lawn.insert(0, 5_000 + i % 10, i);
     /// }
     /// assert!(lawn.allocated_bytes() / lawn.len() <= 48);
     /// ```
@@ -501,6 +536,7 @@ impl<T> Lawn<T> {
         self.nodes.allocated_bytes()
             + self.buckets.allocated_bytes()
             + self.heap.allocated_bytes()
+            + self.near.allocated_bytes()
             + self.far.capacity() * (std::mem::size_of::<(u32, u64)>() + 1)
     }
 
@@ -526,8 +562,31 @@ impl<T> Lawn<T> {
     /// left after `base` (the current tick). Its slot stays where it is.
     fn file(&mut self, index: u32, base: u64) {
         let deadline = self.nodes.node(index).deadline;
-        let bucket = self.buckets.select(deadline.saturating_sub(base));
-        self.link(index, bucket, base);
+        if self.near.admits(base, deadline) {
+            self.link_near(index, deadline);
+        } else {
+            let bucket = self.buckets.select(deadline.saturating_sub(base));
+            self.link(index, bucket, base);
+        }
+    }
+
+    /// Links an unlinked node at the tail of its slot in the near window.
+    #[inline]
+    fn link_near(&mut self, index: u32, deadline: u64) {
+        let slot = self.near.slot_mut(deadline);
+        let tail = slot.tail;
+        slot.tail = index;
+        if tail == NIL {
+            slot.head = index;
+            self.near.occupied(deadline);
+        } else {
+            self.nodes.node_mut(tail).next = index;
+        }
+        let node = self.nodes.node_mut(index);
+        node.prev = tail;
+        node.next = NIL;
+        node.bucket = NEAR_BUCKET;
+        node.lead = 0;
     }
 
     /// Links an unlinked node at the tail of `bucket`, filed at tick `base`.
@@ -570,6 +629,9 @@ impl<T> Lawn<T> {
     fn unlink(&mut self, index: u32) {
         let node = self.nodes.node(index);
         let (prev, next, bucket) = (node.prev, node.next, node.bucket);
+        if bucket == NEAR_BUCKET {
+            return self.unlink_near(index);
+        }
         if node.lead == LEAD_FAR {
             self.far.remove(&index);
         }
@@ -594,6 +656,32 @@ impl<T> Lawn<T> {
         } else if prev == NIL {
             let key = self.key_of(next);
             self.heap.update(bucket, key);
+        }
+    }
+
+    /// [`unlink`](Lawn::unlink) for a node in the near window.
+    fn unlink_near(&mut self, index: u32) {
+        let node = self.nodes.node(index);
+        let (prev, next, deadline) = (node.prev, node.next, node.deadline);
+        if prev != NIL {
+            self.nodes.node_mut(prev).next = next;
+        }
+        if next != NIL {
+            self.nodes.node_mut(next).prev = prev;
+        }
+        let slot = self.near.slot_mut(deadline);
+        if prev == NIL {
+            slot.head = next;
+        }
+        if next == NIL {
+            slot.tail = prev;
+        }
+        if slot.head == NIL {
+            self.near.emptied(deadline);
+            if self.near.live() == 0 {
+                let open = std::mem::replace(&mut self.near.open, NIL);
+                self.nodes.close(NEAR_BUCKET, open);
+            }
         }
     }
 }

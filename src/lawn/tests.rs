@@ -71,13 +71,14 @@ fn ttl_zero_is_due_at_now() {
 #[test]
 fn fifo_within_one_ttl() {
     let mut lawn = Lawn::new();
-    for (now, v) in [(0, 'a'), (0, 'b'), (1, 'c'), (3, 'd')] {
-        lawn.insert(now, 100, v);
+    for (now, v) in [(0, 'a'), (0, 'b'), (1, 'c'), (3, 'd'), (3, 'e')] {
+        lawn.insert(now, 10_000, v);
     }
-    assert_eq!(lawn.bucket_count(), 1);
-    assert_eq!(drain(&mut lawn, 100), ['a', 'b']);
-    assert_eq!(drain(&mut lawn, 102), ['c']);
-    assert_eq!(drain(&mut lawn, 103), ['d']);
+    // The TTL's first timer goes to its class, the rest to its exact bucket.
+    assert_eq!(lawn.bucket_count(), 2);
+    assert_eq!(drain(&mut lawn, 10_000), ['a', 'b']);
+    assert_eq!(drain(&mut lawn, 10_002), ['c']);
+    assert_eq!(drain(&mut lawn, 10_003), ['d', 'e']);
     assert!(lawn.is_empty());
 }
 
@@ -374,11 +375,18 @@ fn values_are_dropped_with_the_lawn() {
 #[test]
 fn check_detects_corruption() {
     let mut lawn = Lawn::new();
-    lawn.insert(0, 100, ());
-    let b = lawn.insert(0, 100, ());
-    lawn.nodes.node_mut(b.index).prev = NIL; // break the back link
-    let err = lawn.check().unwrap_err();
-    assert!(err.to_string().contains("stale prev link"), "{err}");
+    for ttl in [100, 100_000] {
+        lawn.insert(0, ttl, ()); // near window, then a class bucket
+        lawn.insert(0, ttl, ()); // same slot, then the exact bucket
+        let c = lawn.insert(0, ttl, ()); // behind it
+        lawn.nodes.node_mut(c.index).prev = NIL; // break the back link
+        let err = lawn.check().unwrap_err().to_string();
+        assert!(
+            err.contains("prev link") || err.contains("mislinked"),
+            "{err}"
+        );
+        lawn.clear();
+    }
 }
 
 #[test]
@@ -398,8 +406,8 @@ fn a_bucket_fills_its_own_chunk_in_order() {
     // Two TTLs interleaved: each bucket's timers still sit side by side.
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for i in 0..64u64 {
-        a.push(lawn.insert(0, 100, i).index);
-        b.push(lawn.insert(0, 200, i).index);
+        a.push(lawn.insert(0, 100_000, i).index);
+        b.push(lawn.insert(0, 200_000, i).index);
     }
     for run in [&a, &b] {
         let steps = run.windows(2).filter(|w| w[1] == w[0] + 1).count();
