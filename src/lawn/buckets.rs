@@ -116,13 +116,6 @@ impl Buckets {
     }
 
     #[inline]
-    pub(super) fn get(&self, id: u16) -> &Bucket {
-        self.slots[id as usize]
-            .as_ref()
-            .expect("lawn: link to a released bucket")
-    }
-
-    #[inline]
     pub(super) fn get_mut(&mut self, id: u16) -> &mut Bucket {
         self.slots[id as usize]
             .as_mut()

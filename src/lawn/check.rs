@@ -112,7 +112,7 @@ impl<T> Lawn<T> {
                     "node {index} far-table entry mismatch"
                 );
                 if position == 0 {
-                    heads.insert(id, key);
+                    heads.insert(id, (key, index));
                 }
                 prev_key = key;
                 prev = index;
@@ -135,10 +135,10 @@ impl<T> Lawn<T> {
             self.heap.len(),
             heads.len()
         );
-        for (id, key) in self.heap.iter() {
+        for (id, key, head) in self.heap.iter() {
             ensure!(
-                heads.get(&id) == Some(&key),
-                "heap key of bucket {id} is stale"
+                heads.get(&id) == Some(&(key, head)),
+                "heap entry of bucket {id} is stale"
             );
         }
         let earliest = match (self.heap.peek(), self.near.next()) {

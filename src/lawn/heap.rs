@@ -13,9 +13,12 @@ const ARITY: usize = 4;
 /// Position meaning "not in the heap".
 const ABSENT: u32 = u32::MAX;
 
+/// 16 bytes: the head index rides in what would be padding, so an expiry
+/// goes from the heap straight to the node without reading the bucket.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     key: u64,
+    head: u32,
     bucket: u16,
 }
 
@@ -44,15 +47,21 @@ impl BucketHeap {
         self.entries.first().map(|e| (e.key, e.bucket))
     }
 
-    /// Adds a bucket that is not in the heap.
-    pub(super) fn push(&mut self, bucket: u16, key: u64) {
+    /// The smallest key and the head node of its bucket.
+    #[inline]
+    pub(super) fn top(&self) -> Option<(u64, u32)> {
+        self.entries.first().map(|e| (e.key, e.head))
+    }
+
+    /// Adds a bucket that is not in the heap, with its head's key and index.
+    pub(super) fn push(&mut self, bucket: u16, key: u64, head: u32) {
         let b = bucket as usize;
         if b >= self.pos.len() {
             self.pos.resize(b + 1, ABSENT);
         }
         debug_assert_eq!(self.pos[b], ABSENT, "bucket {bucket} pushed twice");
         let at = self.entries.len();
-        self.entries.push(Entry { key, bucket });
+        self.entries.push(Entry { key, head, bucket });
         self.pos[b] = at as u32;
         self.sift_up(at);
     }
@@ -71,11 +80,19 @@ impl BucketHeap {
         }
     }
 
-    /// Changes the key of a bucket that is in the heap.
-    pub(super) fn update(&mut self, bucket: u16, key: u64) {
+    /// A bucket in the heap has a new head.
+    #[inline]
+    pub(super) fn update(&mut self, bucket: u16, key: u64, head: u32) {
         let at = self.pos[bucket as usize] as usize;
-        self.entries[at].key = key;
-        self.restore(at);
+        let entry = &mut self.entries[at];
+        let later = key >= entry.key;
+        entry.key = key;
+        entry.head = head;
+        // A head can only move later, except in the overdue class (see
+        // `Lawn::link`); the last entry has no children to sink below.
+        if !(later && ARITY * at + 1 >= self.entries.len()) {
+            self.restore(at);
+        }
     }
 
     pub(super) fn clear(&mut self) {
@@ -88,9 +105,9 @@ impl BucketHeap {
             + self.pos.capacity() * std::mem::size_of::<u32>()
     }
 
-    /// Every bucket in the heap with its key (for the self-check).
-    pub(super) fn iter(&self) -> impl Iterator<Item = (u16, u64)> + '_ {
-        self.entries.iter().map(|e| (e.bucket, e.key))
+    /// Every bucket in the heap with its key and head (for the self-check).
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u16, u64, u32)> + '_ {
+        self.entries.iter().map(|e| (e.bucket, e.key, e.head))
     }
 
     /// Checks the heap order and the position index.

@@ -396,7 +396,7 @@ impl<T> Lawn<T> {
     /// The part of [`pop_expired`](Lawn::pop_expired) that does work.
     fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
         loop {
-            let bucket = match (self.near.next(), self.heap.peek()) {
+            let index = match (self.near.next(), self.heap.top()) {
                 (Some(near), heap) if heap.map_or(true, |(key, _)| near <= key) => {
                     // The window's slots are exact: its head is due or nothing is.
                     if near > now {
@@ -405,10 +405,9 @@ impl<T> Lawn<T> {
                     let index = self.near.slot(near).head;
                     return Some(self.take(index));
                 }
-                (_, Some((key, bucket))) if key <= now => bucket,
+                (_, Some((key, head))) if key <= now => head,
                 _ => return None,
             };
-            let index = self.buckets.get(bucket).head;
             if self.nodes.node(index).deadline <= now {
                 return Some(self.take(index));
             }
@@ -607,7 +606,7 @@ impl<T> Lawn<T> {
         b.tail = index;
         b.len += 1;
         if tail == NIL {
-            self.heap.push(bucket, key);
+            self.heap.push(bucket, key, index);
         } else {
             self.nodes.node_mut(tail).next = index;
         }
@@ -655,7 +654,7 @@ impl<T> Lawn<T> {
             self.nodes.close(bucket, open);
         } else if prev == NIL {
             let key = self.key_of(next);
-            self.heap.update(bucket, key);
+            self.heap.update(bucket, key, next);
         }
     }
 

@@ -88,8 +88,9 @@ pub(super) struct Slab<T> {
     /// Head of the reuse list of closed chunks that are at least half free.
     reuse: u32,
     len: usize,
-    /// Generation for slots created from now on: above every generation ever
-    /// issued at an index that has since been cut off.
+    /// Generation for slots created from now on: the highest generation any
+    /// vacated slot was given, so above every generation ever issued at an
+    /// index that has since been cut off.
     gen_floor: NonZeroU32,
 }
 
@@ -218,6 +219,8 @@ impl<T> Slab<T> {
         else {
             unreachable!()
         };
+        // Raised here, not when slots are cut off, so cutting is a truncate.
+        self.gen_floor = self.gen_floor.max(gen);
         self.len -= 1;
         let id = index / CHUNK as u32;
         let last = id as usize + 1 == self.chunks.len();
@@ -312,11 +315,8 @@ impl<T> Slab<T> {
             let id = (self.chunks.len() - 1) as u32;
             self.unlist(id);
             self.chunks.pop();
-            for slot in self.slots.drain(id as usize * CHUNK..) {
-                if let Slot::Vacant { gen } = slot {
-                    self.gen_floor = self.gen_floor.max(gen);
-                }
-            }
+            // `gen_floor` already covers these slots (see `remove`).
+            self.slots.truncate(id as usize * CHUNK);
         }
         let keep = (self.slots.len() * 2).max(KEEP_SLOTS);
         if self.slots.capacity() > keep * 2 {
