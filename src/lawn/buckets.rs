@@ -23,8 +23,8 @@ pub(super) const FINE: u64 = 1 << FINE_BITS;
 pub(super) const EXACT_CAP: usize = 256;
 /// Below this, classes are one tick wide: exact already, no map needed.
 pub(super) const EXACT_MIN: u64 = FINE << 1;
-/// Slots of the table of recently seen TTLs (a power of two).
-const RECENT: usize = 64;
+/// Entries of the TTL memo (a power of two).
+const MEMO: usize = 64;
 /// Number of quantization classes covering every `u64` TTL.
 pub(super) const CLASS_COUNT: usize = class_of(u64::MAX).0 + 1;
 
@@ -90,21 +90,29 @@ impl Hasher for TtlHasher {
     }
 }
 
-/// Bucket id meaning "no bucket" in the class index.
+/// Bucket id meaning "no bucket" in the class index and the memo.
 const NONE: u16 = u16::MAX;
+
+/// The memo entry for a TTL.
+#[inline]
+fn memo_slot(ttl: u64) -> usize {
+    let mut hasher = TtlHasher::default();
+    hasher.write_u64(ttl);
+    (hasher.finish() >> (64 - MEMO.trailing_zeros())) as usize
+}
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct Buckets {
     slots: Vec<Option<Bucket>>,
     free: Vec<u16>,
     exact: HashMap<u64, u16, BuildHasherDefault<TtlHasher>>,
-    /// Last exact lookup, so a run of one TTL skips the hash.
-    cached: Option<(u64, u16)>,
-    /// TTLs seen lately (direct-mapped): a TTL gets an exact bucket only
-    /// when it comes back, so TTLs that never recur (uniform workloads, the
-    /// time left by a re-filed timer) do not churn through singleton exact
-    /// buckets, each a hash insert, a heap push, and both undone.
-    recent: Vec<u64>,
+    /// Direct-mapped memo of TTLs seen lately: `(ttl, exact bucket or NONE)`.
+    /// A hit skips the hash map (a service's few TTLs nearly always hit).
+    /// And a TTL gets an exact bucket only when it comes back, so TTLs that
+    /// never recur (uniform workloads, the time left by a re-filed timer) do
+    /// not churn through singleton exact buckets, each a hash insert and a
+    /// heap push, both undone a moment later.
+    memo: Vec<(u64, u16)>,
     /// `classes[index]` is the live bucket of that class, or [`NONE`];
     /// grown on demand up to [`CLASS_COUNT`].
     classes: Vec<u16>,
@@ -125,19 +133,7 @@ impl Buckets {
     /// The bucket a node with `ttl` ticks left is filed in, created if need be.
     pub(super) fn select(&mut self, ttl: u64) -> u16 {
         if ttl >= EXACT_MIN {
-            if let Some((cached_ttl, id)) = self.cached {
-                if cached_ttl == ttl {
-                    return id;
-                }
-            }
-            if let Some(&id) = self.exact.get(&ttl) {
-                self.cached = Some((ttl, id));
-                return id;
-            }
-            if self.exact.len() < EXACT_CAP && self.seen_before(ttl) {
-                let id = self.create(Kind::Exact { ttl });
-                self.exact.insert(ttl, id);
-                self.cached = Some((ttl, id));
+            if let Some(id) = self.exact_bucket(ttl) {
                 return id;
             }
         }
@@ -160,15 +156,33 @@ impl Buckets {
         }
     }
 
-    /// Whether `ttl` was asked for lately; remembers it either way.
-    fn seen_before(&mut self, ttl: u64) -> bool {
-        if self.recent.is_empty() {
-            self.recent = vec![u64::MAX; RECENT];
+    /// The exact bucket for `ttl`: the memo's, the map's, or a new one if
+    /// the TTL came up lately and there is room. Remembers `ttl` either way.
+    #[inline]
+    fn exact_bucket(&mut self, ttl: u64) -> Option<u16> {
+        if self.memo.is_empty() {
+            self.memo = vec![(u64::MAX, NONE); MEMO];
         }
-        let mut hasher = TtlHasher::default();
-        hasher.write_u64(ttl);
-        let slot = (hasher.finish() >> (64 - RECENT.trailing_zeros())) as usize;
-        std::mem::replace(&mut self.recent[slot], ttl) == ttl
+        let slot = memo_slot(ttl);
+        let (seen, id) = self.memo[slot];
+        if seen == ttl && id != NONE {
+            return Some(id);
+        }
+        let id = match self.exact.get(&ttl) {
+            Some(&id) => id,
+            // Second sighting in a row of this memo slot: worth a bucket.
+            None if seen == ttl && self.exact.len() < EXACT_CAP => {
+                let id = self.create(Kind::Exact { ttl });
+                self.exact.insert(ttl, id);
+                id
+            }
+            None => {
+                self.memo[slot] = (ttl, NONE);
+                return None;
+            }
+        };
+        self.memo[slot] = (ttl, id);
+        Some(id)
     }
 
     fn create(&mut self, kind: Kind) -> u16 {
@@ -202,8 +216,9 @@ impl Buckets {
         match bucket.kind {
             Kind::Exact { ttl } => {
                 self.exact.remove(&ttl);
-                if self.cached == Some((ttl, id)) {
-                    self.cached = None;
+                let slot = memo_slot(ttl);
+                if self.memo[slot] == (ttl, id) {
+                    self.memo[slot].1 = NONE;
                 }
             }
             Kind::Class { index, .. } => self.classes[index as usize] = NONE,
@@ -246,9 +261,9 @@ impl Buckets {
                 _ => return Err(format!("class {index} -> bucket {id} is stale")),
             }
         }
-        if let Some((ttl, id)) = self.cached {
-            if self.exact.get(&ttl) != Some(&id) {
-                return Err(format!("cached exact bucket {ttl} -> {id} is stale"));
+        for &(ttl, id) in &self.memo {
+            if id != NONE && self.exact.get(&ttl) != Some(&id) {
+                return Err(format!("memo entry {ttl} -> {id} is stale"));
             }
         }
         let live = self.live().count();
@@ -269,6 +284,6 @@ impl Buckets {
             + self.free.capacity() * size_of::<u16>()
             + self.exact.capacity() * (size_of::<(u64, u16)>() + 1)
             + self.classes.capacity() * size_of::<u16>()
-            + self.recent.capacity() * size_of::<u64>()
+            + self.memo.capacity() * size_of::<(u64, u16)>()
     }
 }

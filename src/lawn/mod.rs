@@ -255,7 +255,7 @@ impl<T> Lawn<T> {
         let bucket = self.buckets.select(deadline.saturating_sub(base));
         let open = &mut self.buckets.get_mut(bucket).open;
         let (index, gen) = self.nodes.insert(bucket, open, value, deadline);
-        self.link(index, bucket, base);
+        self.link(index, bucket, base, deadline);
         TimerKey { index, gen }
     }
 
@@ -565,7 +565,7 @@ impl<T> Lawn<T> {
             self.link_near(index, deadline);
         } else {
             let bucket = self.buckets.select(deadline.saturating_sub(base));
-            self.link(index, bucket, base);
+            self.link(index, bucket, base, deadline);
         }
     }
 
@@ -588,10 +588,10 @@ impl<T> Lawn<T> {
         node.lead = 0;
     }
 
-    /// Links an unlinked node at the tail of `bucket`, filed at tick `base`.
-    #[inline]
-    fn link(&mut self, index: u32, bucket: u16, base: u64) {
-        let deadline = self.nodes.node(index).deadline;
+    /// Links an unlinked node due at `deadline` at the tail of `bucket`,
+    /// filed at tick `base`.
+    #[inline(always)]
+    fn link(&mut self, index: u32, bucket: u16, base: u64, deadline: u64) {
         let b = self.buckets.get_mut(bucket);
         let key = match b.kind {
             Kind::Exact { .. } => deadline,
