@@ -53,7 +53,10 @@ fn main() {
     let clock = Instant::now();
     let mut now = 0u64;
     while started < total || !lawn.is_empty() {
-        for _ in 0..per_tick.min(total.saturating_sub(started)) {
+        for _ in 0..per_tick {
+            if started >= total {
+                break;
+            }
             let ttl = TTLS[(rand() % TTLS.len() as u64) as usize];
             let timer = Timer::Request { due: now + ttl };
             in_flight.push(lawn.insert(now, ttl, timer));

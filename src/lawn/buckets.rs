@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::near::NEAR_BUCKET;
-use super::slab::NIL;
+use super::slab::{Ends, NIL};
 
 /// Bits of a TTL kept by quantization: classes per octave = 2^FINE_BITS.
 pub(super) const FINE_BITS: u32 = 6;
@@ -62,8 +62,7 @@ pub(super) enum Kind {
 /// One FIFO of nodes, linked through the slab.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Bucket {
-    pub(super) head: u32,
-    pub(super) tail: u32,
+    pub(super) ends: Ends,
     pub(super) len: u32,
     /// The slab chunk this bucket allocates its timers from, or `NIL`.
     pub(super) open: u32,
@@ -187,8 +186,7 @@ impl Buckets {
 
     fn create(&mut self, kind: Kind) -> u16 {
         let bucket = Bucket {
-            head: NIL,
-            tail: NIL,
+            ends: Ends::EMPTY,
             len: 0,
             open: NIL,
             kind,

@@ -74,7 +74,7 @@ impl<T> Lawn<T> {
             ensure!(bucket.len > 0, "bucket {id} is empty but alive");
             let mut prev = NIL;
             let mut prev_key = 0;
-            let mut index = bucket.head;
+            let mut index = bucket.ends.head;
             for position in 0..bucket.len {
                 ensure!(
                     index != NIL,
@@ -119,7 +119,7 @@ impl<T> Lawn<T> {
                 index = node.next;
             }
             ensure!(index == NIL, "bucket {id} is longer than its len");
-            ensure!(bucket.tail == prev, "bucket {id} tail is stale");
+            ensure!(bucket.ends.tail == prev, "bucket {id} tail is stale");
             linked += bucket.len as usize;
         }
         linked += self.check_near(&mut seen)?;

@@ -573,19 +573,10 @@ impl<T> Lawn<T> {
     #[inline]
     fn link_near(&mut self, index: u32, deadline: u64) {
         let slot = self.near.slot_mut(deadline);
-        let tail = slot.tail;
-        slot.tail = index;
-        if tail == NIL {
-            slot.head = index;
+        if self.nodes.push_back(slot, index, NEAR_BUCKET) {
             self.near.occupied(deadline);
-        } else {
-            self.nodes.node_mut(tail).next = index;
         }
-        let node = self.nodes.node_mut(index);
-        node.prev = tail;
-        node.next = NIL;
-        node.bucket = NEAR_BUCKET;
-        node.lead = 0;
+        self.nodes.node_mut(index).lead = 0;
     }
 
     /// Links an unlinked node due at `deadline` at the tail of `bucket`,
@@ -599,21 +590,11 @@ impl<T> Lawn<T> {
             // the `ttl == 0` class, all of whose keys are then <= elapsed.
             Kind::Class { floor, .. } => (base + floor).min(deadline),
         };
-        let tail = b.tail;
-        if tail == NIL {
-            b.head = index;
-        }
-        b.tail = index;
         b.len += 1;
-        if tail == NIL {
+        if self.nodes.push_back(&mut b.ends, index, bucket) {
             self.heap.push(bucket, key, index);
-        } else {
-            self.nodes.node_mut(tail).next = index;
         }
         let node = self.nodes.node_mut(index);
-        node.prev = tail;
-        node.next = NIL;
-        node.bucket = bucket;
         match u32::try_from(deadline - key) {
             Ok(lead) if lead != LEAD_FAR => node.lead = lead,
             _ => {
@@ -627,26 +608,15 @@ impl<T> Lawn<T> {
     #[inline]
     fn unlink(&mut self, index: u32) {
         let node = self.nodes.node(index);
-        let (prev, next, bucket) = (node.prev, node.next, node.bucket);
+        let bucket = node.bucket;
         if bucket == NEAR_BUCKET {
             return self.unlink_near(index);
         }
         if node.lead == LEAD_FAR {
             self.far.remove(&index);
         }
-        if prev != NIL {
-            self.nodes.node_mut(prev).next = next;
-        }
-        if next != NIL {
-            self.nodes.node_mut(next).prev = prev;
-        }
         let b = self.buckets.get_mut(bucket);
-        if prev == NIL {
-            b.head = next;
-        }
-        if next == NIL {
-            b.tail = prev;
-        }
+        let (prev, next) = self.nodes.unlink_from(&mut b.ends, index);
         b.len -= 1;
         if b.len == 0 {
             self.heap.remove(bucket);
@@ -660,21 +630,9 @@ impl<T> Lawn<T> {
 
     /// [`unlink`](Lawn::unlink) for a node in the near window.
     fn unlink_near(&mut self, index: u32) {
-        let node = self.nodes.node(index);
-        let (prev, next, deadline) = (node.prev, node.next, node.deadline);
-        if prev != NIL {
-            self.nodes.node_mut(prev).next = next;
-        }
-        if next != NIL {
-            self.nodes.node_mut(next).prev = prev;
-        }
+        let deadline = self.nodes.node(index).deadline;
         let slot = self.near.slot_mut(deadline);
-        if prev == NIL {
-            slot.head = next;
-        }
-        if next == NIL {
-            slot.tail = prev;
-        }
+        self.nodes.unlink_from(slot, index);
         if slot.head == NIL {
             self.near.emptied(deadline);
             if self.near.live() == 0 {

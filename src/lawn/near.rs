@@ -15,7 +15,7 @@
 //! TTL is left), and where short timers (sleeps of a few milliseconds) go
 //! straight away; long TTLs stay in the Lawn's buckets.
 
-use super::slab::NIL;
+use super::slab::{Ends, NIL};
 
 /// The `bucket` of a node in the window (never a real bucket id).
 pub(super) const NEAR_BUCKET: u16 = u16::MAX - 1;
@@ -24,16 +24,10 @@ pub(super) const NEAR_BUCKET: u16 = u16::MAX - 1;
 pub(super) const NEAR: u64 = 4096;
 const WORDS: usize = (NEAR / 64) as usize;
 
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Slot {
-    pub(super) head: u32,
-    pub(super) tail: u32,
-}
-
 #[derive(Debug, Clone)]
 pub(super) struct Near {
     /// Allocated on first use.
-    slots: Vec<Slot>,
+    slots: Vec<Ends>,
     /// Bit `i % 64` of word `i / 64`: slot `i` is non-empty.
     words: [u64; WORDS],
     /// Bit `w`: word `w` is non-zero.
@@ -80,20 +74,14 @@ impl Near {
 
     /// The slot for `deadline`, which must be admitted or already present.
     #[inline]
-    pub(super) fn slot(&self, deadline: u64) -> Slot {
+    pub(super) fn slot(&self, deadline: u64) -> Ends {
         self.slots[(deadline % NEAR) as usize]
     }
 
     #[inline]
-    pub(super) fn slot_mut(&mut self, deadline: u64) -> &mut Slot {
+    pub(super) fn slot_mut(&mut self, deadline: u64) -> &mut Ends {
         if self.slots.is_empty() {
-            self.slots = vec![
-                Slot {
-                    head: NIL,
-                    tail: NIL,
-                };
-                NEAR as usize
-            ];
+            self.slots = vec![Ends::EMPTY; NEAR as usize];
         }
         &mut self.slots[(deadline % NEAR) as usize]
     }
@@ -189,6 +177,6 @@ impl Near {
     }
 
     pub(super) fn allocated_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot>()
+        self.slots.capacity() * std::mem::size_of::<Ends>()
     }
 }

@@ -35,6 +35,21 @@ const REUSE_AT: u8 = (CHUNK / 2) as u8;
 /// empties and refills does not hit the allocator.
 const KEEP_SLOTS: usize = 1024;
 
+/// The two ends of a FIFO of nodes linked through the slab (a bucket, or a
+/// slot of the near window). [`NIL`] at both ends when empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Ends {
+    pub(super) head: u32,
+    pub(super) tail: u32,
+}
+
+impl Ends {
+    pub(super) const EMPTY: Ends = Ends {
+        head: NIL,
+        tail: NIL,
+    };
+}
+
 /// A pending timer.
 #[derive(Clone, Debug)]
 pub(super) struct Node<T> {
@@ -277,6 +292,41 @@ impl<T> Slab<T> {
             Slot::Occupied(node) => node,
             Slot::Vacant { .. } => unreachable!("lawn: link to a vacant slot {index}"),
         }
+    }
+
+    /// Appends an unlinked node at the tail of a list and records which list
+    /// (`bucket`). Returns whether the list was empty before.
+    #[inline]
+    pub(super) fn push_back(&mut self, ends: &mut Ends, index: u32, bucket: u16) -> bool {
+        let tail = std::mem::replace(&mut ends.tail, index);
+        let was_empty = tail == NIL;
+        if was_empty {
+            ends.head = index;
+        } else {
+            self.node_mut(tail).next = index;
+        }
+        let node = self.node_mut(index);
+        node.prev = tail;
+        node.next = NIL;
+        node.bucket = bucket;
+        was_empty
+    }
+
+    /// Unlinks a node from the list it is in and returns its old neighbours
+    /// `(prev, next)`; `prev == NIL` means it was the head.
+    #[inline]
+    pub(super) fn unlink_from(&mut self, ends: &mut Ends, index: u32) -> (u32, u32) {
+        let node = self.node(index);
+        let (prev, next) = (node.prev, node.next);
+        match prev {
+            NIL => ends.head = next,
+            prev => self.node_mut(prev).next = next,
+        }
+        match next {
+            NIL => ends.tail = prev,
+            next => self.node_mut(next).prev = prev,
+        }
+        (prev, next)
     }
 
     /// Drops every node; every key issued so far becomes stale. The caller
