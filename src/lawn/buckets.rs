@@ -130,7 +130,27 @@ impl Buckets {
     }
 
     /// The bucket a node with `ttl` ticks left is filed in, created if need be.
+    #[inline(always)]
     pub(super) fn select(&mut self, ttl: u64) -> u16 {
+        // Fast path: a TTL in the memo with its exact bucket, or a class
+        // bucket that exists. Everything else is out of line.
+        if ttl >= EXACT_MIN {
+            if let Some(&(seen, id)) = self.memo.get(memo_slot(ttl)) {
+                if seen == ttl && id != NONE {
+                    return id;
+                }
+            }
+        } else if let Some(&id) = self.classes.get(ttl as usize) {
+            // Below `EXACT_MIN` a TTL's class index is the TTL itself.
+            if id != NONE {
+                return id;
+            }
+        }
+        self.select_slow(ttl)
+    }
+
+    #[inline(never)]
+    fn select_slow(&mut self, ttl: u64) -> u16 {
         if ttl >= EXACT_MIN {
             if let Some(id) = self.exact_bucket(ttl) {
                 return id;

@@ -131,7 +131,7 @@ impl<T> Slab<T> {
     /// Stores a new unlinked node for `bucket`, in its open chunk `open`
     /// (replaced when it is [`NIL`], no longer the bucket's, or full), and
     /// returns its index and generation.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(
         &mut self,
         bucket: u16,
@@ -296,7 +296,7 @@ impl<T> Slab<T> {
 
     /// Appends an unlinked node at the tail of a list and records which list
     /// (`bucket`). Returns whether the list was empty before.
-    #[inline]
+    #[inline(always)]
     pub(super) fn push_back(&mut self, ends: &mut Ends, index: u32, bucket: u16) -> bool {
         let tail = std::mem::replace(&mut ends.tail, index);
         let was_empty = tail == NIL;
@@ -314,7 +314,7 @@ impl<T> Slab<T> {
 
     /// Unlinks a node from the list it is in and returns its old neighbours
     /// `(prev, next)`; `prev == NIL` means it was the head.
-    #[inline]
+    #[inline(always)]
     pub(super) fn unlink_from(&mut self, ends: &mut Ends, index: u32) -> (u32, u32) {
         let node = self.node(index);
         let (prev, next) = (node.prev, node.next);
