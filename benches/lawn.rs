@@ -239,7 +239,7 @@ impl Runner {
                 let mut left = iters;
                 let mut due = 0u64;
                 while left > 0 {
-                    if state.as_ref().map_or(true, |p| p.now >= window_end) {
+                    if state.as_ref().is_none_or(|p| p.now >= window_end) {
                         state = None; // drop the old one first: memory
                         let mut p = Prefilled::<Q>::build(plan, TICK_GAP);
                         p.keys = Vec::new();

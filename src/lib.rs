@@ -42,4 +42,7 @@
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod driver;
 pub mod lawn;
+mod loom;
+pub mod time;

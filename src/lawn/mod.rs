@@ -397,7 +397,7 @@ impl<T> Lawn<T> {
     fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
         loop {
             let index = match (self.near.next(), self.heap.top()) {
-                (Some(near), heap) if heap.map_or(true, |(key, _)| near <= key) => {
+                (Some(near), heap) if heap.is_none_or(|(key, _)| near <= key) => {
                     // The window's slots are exact: its head is due or nothing is.
                     if near > now {
                         return None;

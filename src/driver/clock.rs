@@ -1,0 +1,186 @@
+//! The driver's clock: real time, or a paused clock moved by hand.
+//!
+//! Ground rules: `paused_ever` is only ever set (never cleared); while it is
+//! false the clock is `std::time::Instant::now()` and takes no lock. Once a
+//! clock has been paused, `state` (a mutex) holds how to read it.
+
+use std::time::{Duration, Instant as StdInstant};
+
+use crate::loom::{
+    atomic::{AtomicBool, Ordering},
+    lock, Mutex,
+};
+
+/// A point in driver time, counted in ticks of the driver's resolution
+/// since the clock's origin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Tick(pub(crate) u64);
+
+/// The largest resolution a driver accepts.
+pub(crate) const MAX_RESOLUTION: Duration = Duration::from_secs(1);
+
+/// How long "forever" is: tokio's far future, about 30 years.
+pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+pub(crate) struct Clock {
+    origin: StdInstant,
+    /// Nanoseconds per tick, at least 1.
+    resolution: u64,
+    paused_ever: AtomicBool,
+    state: Mutex<State>,
+}
+
+/// Clock time is `base` while paused, else `base + (real now - unfrozen)`.
+struct State {
+    base: StdInstant,
+    unfrozen: Option<StdInstant>,
+}
+
+impl Clock {
+    /// A real-time clock; `resolution` must be in `1 ns..=1 s` (checked by
+    /// the caller, which reports the error).
+    pub(crate) fn new(resolution: Duration) -> Clock {
+        debug_assert!(!resolution.is_zero() && resolution <= MAX_RESOLUTION);
+        let origin = StdInstant::now();
+        Clock {
+            origin,
+            resolution: resolution.as_nanos() as u64,
+            paused_ever: AtomicBool::new(false),
+            state: Mutex::new(State {
+                base: origin,
+                unfrozen: Some(origin),
+            }),
+        }
+    }
+
+    pub(crate) fn resolution(&self) -> Duration {
+        Duration::from_nanos(self.resolution)
+    }
+
+    /// The current clock time.
+    #[inline]
+    pub(crate) fn now(&self) -> StdInstant {
+        if !self.paused_ever.load(Ordering::Acquire) {
+            return StdInstant::now();
+        }
+        let state = lock(&self.state);
+        match state.unfrozen {
+            None => state.base,
+            Some(unfrozen) => state.base + unfrozen.elapsed(),
+        }
+    }
+
+    pub(crate) fn is_paused(&self) -> bool {
+        self.paused_ever.load(Ordering::Acquire) && lock(&self.state).unfrozen.is_none()
+    }
+
+    /// Freezes the clock at its current time, rounded up to a tick boundary
+    /// (less than one tick ahead). Returns `false` if it already was paused.
+    pub(crate) fn pause(&self) -> bool {
+        let mut state = lock(&self.state);
+        let Some(unfrozen) = state.unfrozen else {
+            return false;
+        };
+        // Stop on a tick boundary, so that advancing by whole ticks reaches
+        // deadlines exactly (a timer `d` ahead fires after `advance(d)`).
+        let now = state.base + unfrozen.elapsed();
+        state.base = self.instant_of(self.tick_ceil(now));
+        state.unfrozen = None;
+        self.paused_ever.store(true, Ordering::Release);
+        true
+    }
+
+    /// Lets a paused clock run again from where it stands. Returns `false`
+    /// if it was not paused.
+    pub(crate) fn resume(&self) -> bool {
+        let mut state = lock(&self.state);
+        if state.unfrozen.is_some() {
+            return false;
+        }
+        state.unfrozen = Some(StdInstant::now());
+        true
+    }
+
+    /// Moves a paused clock forward. Returns `false` (and does nothing) if
+    /// the clock is not paused.
+    pub(crate) fn advance(&self, by: Duration) -> bool {
+        let mut state = lock(&self.state);
+        if state.unfrozen.is_some() {
+            return false;
+        }
+        state.base = checked_add_or_far(state.base, by);
+        true
+    }
+
+    /// The tick `t` falls in (rounding down): the tick a clock read at `t`
+    /// has reached.
+    #[inline]
+    pub(crate) fn tick_floor(&self, t: StdInstant) -> Tick {
+        Tick(self.nanos_since_origin(t) / self.resolution)
+    }
+
+    /// The first tick at or after `t` (rounding up): a timer due at `t`
+    /// filed for this tick never fires early.
+    #[inline]
+    pub(crate) fn tick_ceil(&self, t: StdInstant) -> Tick {
+        let nanos = self.nanos_since_origin(t);
+        Tick(nanos / self.resolution + u64::from(nanos % self.resolution != 0))
+    }
+
+    /// The clock time at which `tick` begins.
+    pub(crate) fn instant_of(&self, tick: Tick) -> StdInstant {
+        let nanos = tick.0.saturating_mul(self.resolution);
+        checked_add_or_far(self.origin, Duration::from_nanos(nanos))
+    }
+
+    #[inline]
+    fn nanos_since_origin(&self, t: StdInstant) -> u64 {
+        let since = t.saturating_duration_since(self.origin);
+        since
+            .as_secs()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::from(since.subsec_nanos()))
+    }
+}
+
+/// `t + by`, or `t + FAR_FUTURE` (or `t` itself) when that overflows.
+pub(crate) fn checked_add_or_far(t: StdInstant, by: Duration) -> StdInstant {
+    t.checked_add(by)
+        .or_else(|| t.checked_add(FAR_FUTURE))
+        .unwrap_or(t)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_round_the_right_way() {
+        let clock = Clock::new(Duration::from_millis(1));
+        let at = |ns| clock.origin + Duration::from_nanos(ns);
+        assert_eq!(clock.tick_floor(at(1_999_999)), Tick(1));
+        assert_eq!(clock.tick_ceil(at(1_000_001)), Tick(2));
+        assert_eq!(clock.tick_ceil(at(2_000_000)), Tick(2));
+        assert_eq!(
+            clock.tick_floor(clock.origin - Duration::from_secs(1)),
+            Tick(0)
+        );
+        assert_eq!(clock.instant_of(Tick(3)), at(3_000_000));
+        assert_eq!(
+            clock.instant_of(Tick(u64::MAX)),
+            clock.origin + Duration::from_nanos(u64::MAX)
+        );
+    }
+
+    #[test]
+    fn paused_clock_moves_only_by_hand() {
+        let clock = Clock::new(Duration::from_millis(1));
+        assert!(!clock.is_paused() && clock.pause() && !clock.pause());
+        let frozen = clock.now();
+        assert_eq!(clock.now(), frozen);
+        assert!(clock.advance(Duration::from_secs(5)));
+        assert_eq!(clock.now(), frozen + Duration::from_secs(5));
+        assert!(clock.resume() && !clock.resume() && !clock.advance(Duration::from_secs(1)));
+        assert!(clock.now() >= frozen + Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,71 @@
+//! The fallback driver: serves timers created where no driver is entered
+//! (`futures::executor::block_on`, a tokio runtime, a plain thread).
+//!
+//! Its shared state exists from the first use of [`handle`]; its thread,
+//! named `lawn-rt-timer`, starts only when the first timer registers, parks
+//! until the next deadline (woken early when an earlier timer registers)
+//! and fires what is due, for the life of the process.
+
+use std::time::Duration;
+
+use super::handle::Handle;
+use super::shared::Shared;
+
+/// The thread's name.
+pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
+
+/// Runs a driver's park loop until it shuts down: what the fallback
+/// thread does (and what a loom model can run on a thread of its own).
+pub(crate) fn run(shared: &Shared) {
+    while !shared.is_shutdown() {
+        shared.park(None);
+        let now = shared.clock.tick_floor(shared.clock.now());
+        shared.process_at(now);
+    }
+}
+
+#[cfg(not(loom))]
+mod global {
+    use std::sync::{Once, OnceLock};
+
+    use super::*;
+    use crate::driver::clock::Clock;
+    use crate::loom::{thread, Arc};
+
+    static HANDLE: OnceLock<Handle> = OnceLock::new();
+    static STARTED: Once = Once::new();
+
+    pub(crate) fn handle() -> Handle {
+        HANDLE
+            .get_or_init(|| Handle {
+                shared: Arc::new(Shared::new(Clock::new(Duration::from_millis(1)), true)),
+            })
+            .clone()
+    }
+
+    #[inline]
+    pub(crate) fn ensure_started() {
+        STARTED.call_once(|| {
+            let shared = handle().shared;
+            thread::Builder::new()
+                .name(THREAD_NAME.into())
+                .spawn(move || run(&shared))
+                .unwrap_or_else(|err| {
+                    panic!("lawn_rt: cannot start the fallback timer thread `{THREAD_NAME}`: {err}")
+                });
+        });
+    }
+}
+
+#[cfg(loom)]
+mod global {
+    use super::*;
+
+    pub(crate) fn handle() -> Handle {
+        panic!("lawn_rt: no timer driver entered; under loom, enter a driver's handle first")
+    }
+
+    pub(crate) fn ensure_started() {}
+}
+
+pub(crate) use global::{ensure_started, handle};

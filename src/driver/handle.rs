@@ -1,0 +1,230 @@
+//! [`Handle`]: how timers find their driver, and the thread-local context.
+//!
+//! Ground rules: the context is a per-thread stack of handles kept by
+//! [`EnterGuard`]s; a guard restores what it replaced, so guards must drop in
+//! reverse order of creation (they are `!Send` to keep them on their thread).
+
+use std::cell::RefCell;
+use std::fmt;
+use std::marker::PhantomData;
+use std::time::Instant as StdInstant;
+
+use super::clock::Tick;
+use super::shared::Shared;
+use crate::loom::{thread_local, Arc};
+
+thread_local! {
+    static CONTEXT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+}
+
+/// A cheap, clonable reference to a timer driver.
+///
+/// Timers ([`Sleep`](crate::time::Sleep), [`Interval`](crate::time::Interval),
+/// [`Timeout`](crate::time::Timeout)) bind to the handle that is current on
+/// the thread that creates them: the one [`enter`](Handle::enter)ed there (a
+/// runtime enters its own), or else the lazily started fallback driver.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::driver::Driver;
+/// use std::time::Duration;
+///
+/// let driver = Driver::new();
+/// let _entered = driver.handle().enter();
+/// // Timers made here use `driver`, which this thread turns by hand:
+/// let sleep = lawn_rt::time::sleep(Duration::from_millis(1));
+/// # drop(sleep);
+/// ```
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// Makes a [`Handle`] current on this thread until dropped; see
+/// [`Handle::enter`].
+///
+/// # Examples
+///
+/// ```
+/// let driver = lawn_rt::driver::Driver::new();
+/// let guard: lawn_rt::driver::EnterGuard<'_> = driver.handle().enter();
+/// drop(guard); // the previous context is back
+/// ```
+#[must_use = "the handle is current only until the guard is dropped"]
+pub struct EnterGuard<'a> {
+    previous: Option<Handle>,
+    _handle: PhantomData<&'a Handle>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Handle {
+    /// The handle timers created on this thread bind to: the entered one, or
+    /// the fallback driver (started lazily on its own thread, named
+    /// `lawn-rt-timer`, when its first timer registers).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let handle = lawn_rt::driver::Handle::current(); // no runtime: the fallback
+    /// assert!(!handle.is_shutdown());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Only under `cfg(loom)`, where there is no fallback driver and a model
+    /// must enter a handle first.
+    pub fn current() -> Handle {
+        match Handle::try_entered() {
+            Some(handle) => handle,
+            None => super::fallback::handle(),
+        }
+    }
+
+    /// The handle entered on this thread, if any (never the fallback).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::driver::{Driver, Handle};
+    ///
+    /// assert!(Handle::try_entered().is_none());
+    /// let driver = Driver::new();
+    /// let _g = driver.handle().enter();
+    /// assert!(Handle::try_entered().is_some());
+    /// ```
+    pub fn try_entered() -> Option<Handle> {
+        CONTEXT.with(|context| context.borrow().clone())
+    }
+
+    /// Makes this handle current on this thread until the guard drops.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::driver::{Driver, Handle};
+    ///
+    /// let driver = Driver::new();
+    /// {
+    ///     let _entered = driver.handle().enter();
+    ///     assert!(Handle::current().same_driver(driver.handle()));
+    /// }
+    /// assert!(!Handle::current().same_driver(driver.handle()));
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        let previous = CONTEXT.with(|context| context.borrow_mut().replace(self.clone()));
+        EnterGuard {
+            previous,
+            _handle: PhantomData,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Whether `self` and `other` refer to the same driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// assert!(driver.handle().same_driver(&driver.handle().clone()));
+    /// ```
+    pub fn same_driver(&self, other: &Handle) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// The driver's current time (its paused time, if paused).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// assert!(driver.handle().now() <= std::time::Instant::now());
+    /// ```
+    pub fn now(&self) -> StdInstant {
+        self.shared.clock.now()
+    }
+
+    /// The driver's tick length: every deadline is rounded up to a whole
+    /// tick.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// assert_eq!(driver.handle().resolution(), Duration::from_millis(1));
+    /// ```
+    pub fn resolution(&self) -> std::time::Duration {
+        self.shared.clock.resolution()
+    }
+
+    /// Whether the driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// let handle = driver.handle().clone();
+    /// drop(driver);
+    /// assert!(handle.is_shutdown());
+    /// ```
+    pub fn is_shutdown(&self) -> bool {
+        self.shared.is_shutdown()
+    }
+
+    /// Number of timers registered and not yet fired or dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// assert_eq!(driver.handle().pending_timers(), 0);
+    /// ```
+    pub fn pending_timers(&self) -> usize {
+        self.shared.len()
+    }
+
+    /// The tick the clock has reached at `t`.
+    #[inline]
+    pub(crate) fn tick_of(&self, t: StdInstant) -> Tick {
+        self.shared.clock.tick_floor(t)
+    }
+
+    /// Called before a registration: starts the fallback driver's thread.
+    #[inline]
+    pub(crate) fn before_register(&self) {
+        if self.shared.fallback {
+            super::fallback::ensure_started();
+        }
+    }
+}
+
+/// The current time of the entered driver, or `None` if none is entered.
+#[inline]
+pub(crate) fn entered_now() -> Option<StdInstant> {
+    CONTEXT.with(|context| context.borrow().as_ref().map(Handle::now))
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("resolution", &self.resolution())
+            .field("fallback", &self.shared.fallback)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for EnterGuard<'_> {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        // Ignore a torn-down thread-local: the thread is exiting anyway.
+        let _ = CONTEXT.try_with(|context| *context.borrow_mut() = previous);
+    }
+}
+
+impl fmt::Debug for EnterGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterGuard").finish_non_exhaustive()
+    }
+}

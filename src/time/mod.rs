@@ -1,0 +1,50 @@
+//! Timers with the names, signatures and behaviour of `tokio::time`:
+//! [`sleep`], [`sleep_until`], [`timeout`], [`timeout_at`], [`interval`],
+//! [`interval_at`] and [`Instant`].
+//!
+//! Moving from tokio is a change of path. The differences are underneath:
+//! timers live in a [`Lawn`](crate::lawn::Lawn), and they work in any
+//! executor: where no `lawn_rt` driver is entered, a fallback driver thread
+//! (`lawn-rt-timer`, started by the first timer that registers) serves them.
+//!
+//! ```
+//! use lawn_rt::time::{interval, sleep, timeout, Duration};
+//!
+//! futures::executor::block_on(async {
+//!     sleep(Duration::from_millis(5)).await;
+//!
+//!     let reply = timeout(Duration::from_secs(2), async { "pong" }).await;
+//!     assert_eq!(reply, Ok("pong"));
+//!
+//!     let mut every = interval(Duration::from_millis(5));
+//!     for _ in 0..3 {
+//!         every.tick().await;
+//!     }
+//! });
+//! ```
+//!
+//! # The timer contract
+//!
+//! - A timer never completes early: only once [`Instant::now`] has reached
+//!   its deadline. Deadlines are rounded up to the driver's tick (1 ms by
+//!   default), so one completes within a tick plus wake-up latency.
+//! - Timers register on their first poll, not on creation, and cancel in
+//!   O(1) when dropped, from any thread; a dropped timer's waker is not
+//!   called after the drop returns.
+//! - `reset` re-files in O(1); polling with another waker replaces the
+//!   stored one.
+//! - Durations too long for the clock (`Duration::MAX`) are clamped to
+//!   about 30 years; nothing overflows.
+//! - Using a timer whose driver shut down panics with a message saying so.
+
+pub mod error;
+mod instant;
+mod interval;
+mod sleep;
+mod timeout;
+
+pub use instant::Instant;
+pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
+pub use sleep::{sleep, sleep_until, Sleep};
+pub use std::time::Duration;
+pub use timeout::{timeout, timeout_at, Timeout};
