@@ -23,6 +23,8 @@ pub(super) const FINE: u64 = 1 << FINE_BITS;
 pub(super) const EXACT_CAP: usize = 256;
 /// Below this, classes are one tick wide: exact already, no map needed.
 pub(super) const EXACT_MIN: u64 = FINE << 1;
+/// Empty exact buckets kept alive at most (see [`Buckets::retire`]).
+pub(super) const DORMANT: usize = 4;
 /// Entries of the TTL memo (a power of two).
 const MEMO: usize = 64;
 /// Number of quantization classes covering every `u64` TTL.
@@ -115,6 +117,11 @@ pub(super) struct Buckets {
     /// `classes[index]` is the live bucket of that class, or [`NONE`];
     /// grown on demand up to [`CLASS_COUNT`].
     classes: Vec<u16>,
+    /// Exact buckets that emptied lately and are kept, empty, with their
+    /// open chunk, oldest first: a TTL whose only timer is cancelled and
+    /// started again (a request timeout, one request at a time) reuses its
+    /// bucket instead of freeing it and making it again on every request.
+    dormant: Vec<u16>,
 }
 
 impl Buckets {
@@ -225,8 +232,38 @@ impl Buckets {
         }
     }
 
+    /// Takes a bucket that just emptied out of service: an exact one goes
+    /// dormant (kept for its TTL's next timer). Returns the bucket actually
+    /// freed, if any (a class bucket, or the oldest dormant one pushed
+    /// out), with its id, so its open chunk can be closed.
+    pub(super) fn retire(&mut self, id: u16) -> Option<(u16, Bucket)> {
+        if !matches!(self.get_mut(id).kind, Kind::Exact { .. }) {
+            return Some((id, self.release(id)));
+        }
+        if self.dormant.len() == DORMANT {
+            let oldest = self.dormant.remove(0);
+            self.dormant.push(id);
+            return Some((oldest, self.release(oldest)));
+        }
+        self.dormant.push(id);
+        None
+    }
+
+    /// Puts a dormant bucket back in service (it is getting a timer).
+    #[inline]
+    pub(super) fn revive(&mut self, id: u16) {
+        if let Some(at) = self.dormant.iter().position(|&d| d == id) {
+            self.dormant.swap_remove(at);
+        }
+    }
+
+    /// Whether `id` is a dormant bucket.
+    pub(super) fn is_dormant(&self, id: u16) -> bool {
+        self.dormant.contains(&id)
+    }
+
     /// Frees an empty bucket; returns it, so its open chunk can be closed.
-    pub(super) fn release(&mut self, id: u16) -> Bucket {
+    fn release(&mut self, id: u16) -> Bucket {
         let bucket = self.slots[id as usize]
             .take()
             .expect("lawn: releasing a released bucket");
@@ -284,6 +321,12 @@ impl Buckets {
                 return Err(format!("memo entry {ttl} -> {id} is stale"));
             }
         }
+        for &id in &self.dormant {
+            match self.slots.get(id as usize) {
+                Some(Some(b)) if b.len == 0 && matches!(b.kind, Kind::Exact { .. }) => {}
+                _ => return Err(format!("dormant bucket {id} is not an empty exact bucket")),
+            }
+        }
         let live = self.live().count();
         let indexed = self.exact.len() + self.classes.iter().filter(|&&id| id != NONE).count();
         if live != indexed || live + self.free.len() != self.slots.len() {
@@ -303,5 +346,6 @@ impl Buckets {
             + self.exact.capacity() * (size_of::<(u64, u16)>() + 1)
             + self.classes.capacity() * size_of::<u16>()
             + self.memo.capacity() * size_of::<(u64, u16)>()
+            + self.dormant.capacity() * size_of::<u16>()
     }
 }

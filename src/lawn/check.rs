@@ -71,7 +71,10 @@ impl<T> Lawn<T> {
         let mut linked = 0usize;
         let mut heads = std::collections::HashMap::new();
         for (id, bucket) in self.buckets.live() {
-            ensure!(bucket.len > 0, "bucket {id} is empty but alive");
+            ensure!(
+                bucket.len > 0 || self.buckets.is_dormant(id),
+                "bucket {id} is empty but alive"
+            );
             let mut prev = NIL;
             let mut prev_key = 0;
             let mut index = bucket.ends.head;

@@ -42,7 +42,9 @@
 //!
 //! 1. an **exact** bucket of its own TTL, if it has one, or if the TTL came
 //!    up lately (a 64-entry table of recent TTLs) and fewer than 256 exact
-//!    buckets are alive. Each is freed when it empties, so a workload of a
+//!    buckets are alive. Each is freed when it empties (after a grace: the
+//!    four that emptied last stay, empty, so a TTL whose only timer is
+//!    cancelled and started again keeps its bucket), so a workload of a
 //!    few TTLs, whatever their size, gets exact buckets from its second
 //!    timer on, while TTLs that never recur do not churn through buckets of
 //!    one timer each;
@@ -99,7 +101,10 @@
 //!   capacity is halved whenever it is four times what is used. Slots never
 //!   move (keys are indexes), so one long-lived timer near the end of the
 //!   slab holds it at that length until it goes. Empty buckets are freed at
-//!   once.
+//!   once, but for the four exact buckets that emptied last, which keep
+//!   their open chunk (also at the slab's end, unless free chunks wait
+//!   behind it): start-and-cancel of a lone timer then costs no bucket or
+//!   chunk churn.
 //!
 //! # Time
 //!
@@ -591,7 +596,11 @@ impl<T> Lawn<T> {
             Kind::Class { floor, .. } => (base + floor).min(deadline),
         };
         b.len += 1;
+        let exact = matches!(b.kind, Kind::Exact { .. });
         if self.nodes.push_back(&mut b.ends, index, bucket) {
+            if exact {
+                self.buckets.revive(bucket);
+            }
             self.heap.push(bucket, key, index);
         }
         let node = self.nodes.node_mut(index);
@@ -620,8 +629,9 @@ impl<T> Lawn<T> {
         b.len -= 1;
         if b.len == 0 {
             self.heap.remove(bucket);
-            let open = self.buckets.release(bucket).open;
-            self.nodes.close(bucket, open);
+            if let Some((freed, b)) = self.buckets.retire(bucket) {
+                self.nodes.close(freed, b.open);
+            }
         } else if prev == NIL {
             let key = self.key_of(next);
             self.heap.update(bucket, key, next);

@@ -239,13 +239,29 @@ impl<T> Slab<T> {
         self.len -= 1;
         let id = index / CHUNK as u32;
         let last = id as usize + 1 == self.chunks.len();
+        // Free chunks wait behind this one to be cut off.
+        let free_behind = last
+            && id > 0
+            && matches!(
+                self.chunks[id as usize - 1],
+                Chunk {
+                    free: ALL_FREE,
+                    owner: NO_OWNER,
+                    ..
+                }
+            );
         let chunk = &mut self.chunks[id as usize];
         chunk.free |= 1 << (index % CHUNK as u32);
         chunk.nfree += 1;
         if chunk.nfree == CHUNK as u8 && last {
-            // The last chunk emptied: close it even if a bucket has it open,
-            // so the free tail can go.
+            // The last chunk emptied. A bucket's open chunk stays for its
+            // next timer (a timer started and cancelled over and over would
+            // otherwise cut and regrow the slab each time), unless free
+            // chunks behind it wait to be given back: then it closes too.
             if chunk.owner != NO_OWNER {
+                if !free_behind {
+                    return value;
+                }
                 chunk.owner = NO_OWNER;
                 self.list(id);
             }
