@@ -1,44 +1,51 @@
-//! `lawn_rt`: an async timer driver built on a **Timer Lawn**.
+//! `lawn_rt`: an async timer driver built on a **Timer Lawn**, with the API
+//! of `tokio::time`.
 //!
 //! Timers live in FIFO buckets keyed by their duration (TTL), so starting and
 //! cancelling a timer are O(1) and there is no timing wheel to overflow,
-//! cascade or walk tick by tick. The goal of the crate is a drop-in for
-//! `tokio::time` (`sleep`, `timeout`, `interval`, ...) on top of that data
-//! structure, driven by a mio park loop.
+//! cascade or walk tick by tick. [`time`] has the names, signatures and
+//! behaviour of `tokio::time` (`sleep`, `timeout`, `interval`, `Instant`),
+//! and works under any executor.
+//!
+//! ```
+//! use lawn_rt::time::{sleep, timeout, Duration, Instant};
+//!
+//! // No lawn_rt runtime needed: any executor will do.
+//! futures::executor::block_on(async {
+//!     let start = Instant::now();
+//!     sleep(Duration::from_millis(10)).await;
+//!     assert!(start.elapsed() >= Duration::from_millis(10));
+//!
+//!     let slow = std::future::pending::<()>();
+//!     assert!(timeout(Duration::from_millis(5), slow).await.is_err());
+//! });
+//! ```
 //!
 //! # Layers
 //!
 //! | module | what | status |
 //! |---|---|---|
 //! | [`lawn`] | the data structure: [`Lawn<T>`](lawn::Lawn), no clock, no threads, no `unsafe` | done |
-//! | `driver`, `time` | the timer driver and the tokio-compatible futures | planned |
+//! | [`driver`] | the timer driver: a Lawn of wakers behind one lock, the clock (real or paused), [`Handle`](driver::Handle), the fallback driver thread | done |
+//! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant) | done |
 //! | `runtime`, `net` | the scheduler and its mio park loop, TCP/UDP | planned |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
 //! the driver nothing of mio.
 //!
-//! # Example
-//!
-//! ```
-//! use lawn_rt::lawn::Lawn;
-//!
-//! // Ticks are whatever the caller counts; here, milliseconds.
-//! let mut timers = Lawn::new();
-//! let request = timers.insert(0, 2_000, "request 1 timed out");
-//! timers.insert(0, 60_000, "connection idle");
-//!
-//! timers.remove(request); // the reply came in time
-//! assert_eq!(timers.pop_expired(59_999), None);
-//! assert_eq!(timers.pop_expired(60_000).map(|(_, what)| what), Some("connection idle"));
-//! ```
-//!
 //! # Implementation
 //!
-//! Today the crate is the [`lawn`] layer: the caller owns the clock and calls
-//! [`pop_expired`](lawn::Lawn::pop_expired) when it likes, parking until
-//! [`next_deadline`](lawn::Lawn::next_deadline) in between. The driver that
-//! comes next does exactly that in a mio/epoll park loop, at a configurable
-//! tick resolution (1 ms by default).
+//! A timer registers on its first poll: under the driver's one lock, its
+//! waker is appended to the Lawn bucket of its TTL, counted in ticks
+//! (1 ms by default, rounded up so nothing fires early). Dropping it unlinks
+//! it in O(1). Whoever drives the driver calls
+//! [`Driver::process`](driver::Driver::process) when the earliest deadline
+//! comes: it takes the due wakers out under the lock and wakes them after
+//! releasing it. Where no driver is entered on the thread that creates a
+//! timer, a fallback driver serves it: a thread named `lawn-rt-timer`,
+//! started by the first registration, that parks on a condition variable
+//! until the next deadline and is woken early only by a registration due
+//! before it. The runtime of a later issue will park in mio instead.
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

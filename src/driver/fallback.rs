@@ -6,7 +6,7 @@
 //! until the next deadline (woken early when an earlier timer registers)
 //! and fires what is due, for the life of the process.
 
-use std::time::Duration;
+use std::panic::{self, AssertUnwindSafe};
 
 use super::handle::Handle;
 use super::shared::Shared;
@@ -16,17 +16,21 @@ pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
 
 /// Runs a driver's park loop until it shuts down: what the fallback
 /// thread does (and what a loom model can run on a thread of its own).
+///
+/// A waker that panics does not end the loop: the panic is reported by the
+/// panic hook as usual and the driver goes on serving the other timers.
 pub(crate) fn run(shared: &Shared) {
     while !shared.is_shutdown() {
         shared.park(None);
         let now = shared.clock.tick_floor(shared.clock.now());
-        shared.process_at(now);
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| shared.process_at(now)));
     }
 }
 
 #[cfg(not(loom))]
 mod global {
     use std::sync::{Once, OnceLock};
+    use std::time::Duration;
 
     use super::*;
     use crate::driver::clock::Clock;

@@ -13,8 +13,14 @@ use super::clock::Tick;
 use super::shared::Shared;
 use crate::loom::{thread_local, Arc};
 
+#[cfg(not(loom))]
 thread_local! {
     static CONTEXT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+}
+// loom's `thread_local!` takes no `const` initializer.
+#[cfg(loom)]
+thread_local! {
+    static CONTEXT: RefCell<Option<Handle>> = RefCell::new(None);
 }
 
 /// A cheap, clonable reference to a timer driver.

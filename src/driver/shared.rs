@@ -245,14 +245,13 @@ impl Shared {
             inner.batches += 1;
             drop(inner);
             woken += batch.len();
+            let firing = Firing {
+                shared: self,
+                nested,
+            };
             batch.drain(..).for_each(Waker::wake);
+            drop(firing);
             inner = lock(&self.inner);
-            if !nested {
-                inner.firing = None;
-            }
-            if inner.batch_waiters > 0 {
-                self.batch_done.notify_all();
-            }
         }
         drop(inner);
         woken
@@ -321,6 +320,25 @@ impl Shared {
     /// Heap bytes held by the Lawn.
     pub(crate) fn allocated_bytes(&self) -> usize {
         lock(&self.inner).lawn.allocated_bytes()
+    }
+}
+
+/// Ends a batch, also when a waker panics: clears `firing` (unless the
+/// batch is nested in another on this thread) and wakes whoever waits.
+struct Firing<'a> {
+    shared: &'a Shared,
+    nested: bool,
+}
+
+impl Drop for Firing<'_> {
+    fn drop(&mut self) {
+        let mut inner = lock(&self.shared.inner);
+        if !self.nested {
+            inner.firing = None;
+        }
+        if inner.batch_waiters > 0 {
+            self.shared.batch_done.notify_all();
+        }
     }
 }
 
