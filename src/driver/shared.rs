@@ -11,9 +11,13 @@
 //!   dropped after it is released, so a waker may drop or register timers.
 //! - A timer handed out for waking belongs to a *batch*; while a batch is
 //!   being woken, `firing` names the waking thread. A deregistration that
-//!   finds its timer already handed out waits for that batch to end (unless
-//!   it runs on the waking thread itself), so once `Sleep::drop` returns its
-//!   waker is never called.
+//!   finds its timer already handed out waits for that batch to end; on the
+//!   waking thread itself (a waker dropping a timer) it cannot wait, so it
+//!   lists the key in `dropped_in_batch` and raises `dropped`, and the
+//!   waking loop drops that waker instead of calling it. Either way, once
+//!   `Sleep::drop` returns its waker is never called.
+//! - `shut_down` mirrors `Inner::shutdown` (set under the lock, never
+//!   cleared) so a poll can see it without locking.
 //! - `parked_until` is the tick the parked driver will wake at on its own
 //!   (`Some(u64::MAX)`: not before an unpark). A registration due earlier
 //!   lowers it and signals `unpark`; every other registration costs no
@@ -25,6 +29,7 @@ use std::time::{Duration, Instant as StdInstant};
 use super::clock::{checked_add_or_far, Clock, Tick};
 use super::error::Error;
 use crate::lawn::{Lawn, TimerKey};
+use crate::loom::atomic::{AtomicBool, Ordering};
 use crate::loom::{lock, thread, wait, wait_timeout, Condvar, Mutex, MutexGuard};
 
 /// Wakers taken out of the Lawn per batch; bounds stack use and lock hold.
@@ -43,6 +48,10 @@ pub(crate) struct Shared {
     unpark: Condvar,
     /// Signalled when a batch of wakers has been woken and someone waits.
     batch_done: Condvar,
+    /// Set when `Inner::dropped_in_batch` is not empty.
+    dropped: AtomicBool,
+    /// Set once the driver has shut down.
+    shut_down: AtomicBool,
 }
 
 struct Inner {
@@ -53,6 +62,8 @@ struct Inner {
     /// Number of batches begun so far.
     batches: u64,
     batch_waiters: usize,
+    /// Timers of the batch being woken that a waker of that batch dropped.
+    dropped_in_batch: Vec<TimerKey>,
 }
 
 /// What a registration found.
@@ -75,9 +86,12 @@ impl Shared {
                 firing: None,
                 batches: 0,
                 batch_waiters: 0,
+                dropped_in_batch: Vec::new(),
             }),
             unpark: Condvar::new(),
             batch_done: Condvar::new(),
+            dropped: AtomicBool::new(false),
+            shut_down: AtomicBool::new(false),
         }
     }
 
@@ -173,8 +187,9 @@ impl Shared {
     }
 
     /// Whether the driver has shut down.
+    #[inline]
     pub(crate) fn is_shutdown(&self) -> bool {
-        lock(&self.inner).shutdown
+        self.shut_down.load(Ordering::Acquire)
     }
 
     /// Cancels the timer under `key`. When this returns, its waker has been
@@ -183,20 +198,28 @@ impl Shared {
         let mut inner = lock(&self.inner);
         let removed = inner.lawn.remove(key);
         if removed.is_none() {
-            inner = self.wait_for_batch(inner);
+            inner = self.forget_handed_out(inner, key);
         }
         drop(inner);
         drop(removed);
     }
 
-    /// If another thread is waking a batch (which may hold the timer just
-    /// looked for), waits until that batch is done.
-    fn wait_for_batch<'a>(&self, mut inner: MutexGuard<'a, Inner>) -> MutexGuard<'a, Inner> {
+    /// For a timer no longer in the Lawn: if a batch is being woken (which
+    /// may hold it), makes sure its waker is not called after this returns.
+    fn forget_handed_out<'a>(
+        &self,
+        mut inner: MutexGuard<'a, Inner>,
+        key: TimerKey,
+    ) -> MutexGuard<'a, Inner> {
         let Some(firing) = inner.firing else {
             return inner;
         };
         if firing == thread::current().id() {
-            return inner; // called from a waker: the batch is ours
+            // Called from a waker of this very batch: the waking loop will
+            // skip the key.
+            inner.dropped_in_batch.push(key);
+            self.dropped.store(true, Ordering::Relaxed);
+            return inner;
         }
         let batch = inner.batches;
         inner.batch_waiters += 1;
@@ -218,7 +241,7 @@ impl Shared {
     pub(crate) fn process_at(&self, now: Tick) -> usize {
         let me = thread::current().id();
         let mut woken = 0;
-        let mut batch: Vec<Waker> = Vec::new();
+        let mut batch: Vec<(TimerKey, Waker)> = Vec::new();
         let mut inner = lock(&self.inner);
         loop {
             if inner.shutdown {
@@ -233,7 +256,7 @@ impl Shared {
             }
             while batch.len() < BATCH {
                 match inner.lawn.pop_expired(now.0) {
-                    Some((_, waker)) => batch.push(waker),
+                    Some(due) => batch.push(due),
                     None => break,
                 }
             }
@@ -249,12 +272,29 @@ impl Shared {
                 shared: self,
                 nested,
             };
-            batch.drain(..).for_each(Waker::wake);
+            for (key, waker) in batch.drain(..) {
+                if self.dropped.load(Ordering::Relaxed) && self.take_dropped(key) {
+                    drop(waker);
+                } else {
+                    waker.wake();
+                }
+            }
             drop(firing);
             inner = lock(&self.inner);
         }
         drop(inner);
         woken
+    }
+
+    /// Whether a waker of the batch being woken dropped the timer `key`.
+    #[cold]
+    fn take_dropped(&self, key: TimerKey) -> bool {
+        let mut inner = lock(&self.inner);
+        let Some(at) = inner.dropped_in_batch.iter().position(|&k| k == key) else {
+            return false;
+        };
+        inner.dropped_in_batch.swap_remove(at);
+        true
     }
 
     /// Blocks the calling thread (the driver's) until the earliest timer may
@@ -302,6 +342,7 @@ impl Shared {
             return;
         }
         inner.shutdown = true;
+        self.shut_down.store(true, Ordering::Release);
         let wakers = std::mem::take(&mut inner.lawn);
         let waiters = inner.batch_waiters > 0;
         drop(inner);
@@ -335,6 +376,8 @@ impl Drop for Firing<'_> {
         let mut inner = lock(&self.shared.inner);
         if !self.nested {
             inner.firing = None;
+            inner.dropped_in_batch.clear();
+            self.shared.dropped.store(false, Ordering::Relaxed);
         }
         if inner.batch_waiters > 0 {
             self.shared.batch_done.notify_all();

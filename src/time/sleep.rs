@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::driver::{Handle, Registered, Tick};
+use crate::driver::{Error, Handle, Registered, Tick};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
 
@@ -231,6 +231,9 @@ impl Sleep {
     /// Polls for completion, registering or updating the waker.
     fn poll_elapsed(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
+        if this.handle.shared.is_shutdown() {
+            panic!("{}", Error::shutdown());
+        }
         let result = match *this.state {
             State::Elapsed => return Poll::Ready(()),
             State::Registered(key) => match this.handle.shared.poll_pending(key, cx.waker()) {

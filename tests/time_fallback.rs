@@ -1,0 +1,314 @@
+//! The fallback driver: with no `lawn_rt` driver entered, timers are served
+//! by a lazily started background thread (`lawn-rt-timer`), so they work
+//! under `futures::executor::block_on`, inside a tokio runtime and on plain
+//! threads. These tests use the real clock: that is their point.
+
+mod common;
+
+use std::pin::pin;
+use std::task::Poll;
+use std::thread;
+
+use common::{paused_driver, poll_noop};
+use lawn_rt::driver::Handle;
+use lawn_rt::time::{interval, sleep, sleep_until, timeout, Duration, Instant};
+
+const fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// A generous bound for "did not hang": far above any expected latency.
+const HANG: Duration = Duration::from_secs(5);
+
+#[test]
+fn block_on_sleep() {
+    let start = std::time::Instant::now();
+    futures::executor::block_on(sleep(ms(20)));
+    let elapsed = start.elapsed();
+    assert!(elapsed >= ms(20), "woke after {elapsed:?}");
+    assert!(elapsed < HANG, "took {elapsed:?}");
+}
+
+#[test]
+fn block_on_timeout_fires_and_does_not_fire() {
+    futures::executor::block_on(async {
+        let start = Instant::now();
+        let fired = timeout(ms(10), std::future::pending::<()>()).await;
+        assert!(fired.is_err());
+        assert!(start.elapsed() >= ms(10));
+
+        let not_fired = timeout(Duration::from_secs(10), sleep(ms(5))).await;
+        assert_eq!(not_fired, Ok(()));
+        assert!(start.elapsed() < HANG);
+    });
+}
+
+#[test]
+fn timers_without_an_entered_driver_use_the_fallback() {
+    let driver = paused_driver();
+    assert!(Handle::try_entered().is_none());
+    let fallback = Handle::current();
+    assert!(!fallback.same_driver(driver.handle()));
+    assert!(!fallback.is_shutdown());
+
+    // Made outside any entered driver, a sleep ignores the paused driver.
+    let mut sleep = pin!(sleep(ms(5)));
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(driver.advance(ms(5)), 0);
+    futures::executor::block_on(sleep);
+}
+
+/// Runs the test `name` of this binary alone in a child process, with
+/// `ISOLATED` set, so that it sees a fallback driver no other test touched.
+/// Returns `true` in the child (go ahead), `false` in the parent (done).
+fn isolated(name: &str) -> bool {
+    const ISOLATED: &str = "LAWN_RT_TEST_ISOLATED";
+    if std::env::var_os(ISOLATED).is_some() {
+        return true;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(ISOLATED, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "isolated run of {name} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    false
+}
+
+/// In a fresh process: the fallback thread parks on a long timer; an
+/// earlier timer registered afterwards must wake it early.
+#[test]
+fn an_earlier_timer_wakes_the_parked_fallback_thread() {
+    if !isolated("an_earlier_timer_wakes_the_parked_fallback_thread") {
+        return;
+    }
+    let mut long = Box::pin(sleep(Duration::from_secs(60)));
+    assert!(poll_noop(long.as_mut()).is_pending());
+    // Let the fallback thread start and park on the long deadline.
+    thread::sleep(ms(20));
+    let start = std::time::Instant::now();
+    futures::executor::block_on(sleep(ms(10)));
+    let elapsed = start.elapsed();
+    assert!(elapsed >= ms(10));
+    assert!(elapsed < HANG, "the earlier timer waited {elapsed:?}");
+    drop(long);
+}
+
+#[test]
+fn sleep_moved_to_and_dropped_on_other_threads() {
+    // Made here, awaited on another thread.
+    let made_here = sleep(ms(5));
+    let deadline = made_here.deadline();
+    thread::spawn(move || futures::executor::block_on(made_here))
+        .join()
+        .unwrap();
+    assert!(Instant::now() >= deadline);
+
+    // Registered here, dropped on another thread before it fires.
+    let mut registered = Box::pin(sleep(Duration::from_secs(30)));
+    assert!(poll_noop(registered.as_mut()).is_pending());
+    thread::spawn(move || drop(registered)).join().unwrap();
+
+    // Many threads at once, each with its own sleeps.
+    let threads: Vec<_> = (0..8u64)
+        .map(|n| {
+            thread::spawn(move || {
+                let start = Instant::now();
+                futures::executor::block_on(async {
+                    sleep(ms(n % 4 + 1)).await;
+                    sleep_until(Instant::now() + ms(1)).await;
+                });
+                assert!(start.elapsed() >= ms(n % 4 + 2));
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn interval_under_block_on() {
+    futures::executor::block_on(async {
+        let start = Instant::now();
+        let mut every = interval(ms(3));
+        for _ in 0..4 {
+            every.tick().await;
+        }
+        assert!(start.elapsed() >= ms(9));
+    });
+}
+
+#[test]
+fn duration_max_on_the_fallback_registers_and_cancels() {
+    let mut forever = Box::pin(sleep(Duration::MAX));
+    assert!(poll_noop(forever.as_mut()).is_pending());
+    assert!(!forever.is_elapsed());
+    let mut far = Box::pin(sleep_until(
+        Instant::now() + Duration::from_secs(100 * 365 * 86_400),
+    ));
+    assert!(poll_noop(far.as_mut()).is_pending());
+    drop(forever);
+    drop(far);
+    // The fallback still serves short timers afterwards.
+    futures::executor::block_on(sleep(ms(1)));
+}
+
+// ---------------------------------------------------------------------------
+// Inside tokio
+// ---------------------------------------------------------------------------
+
+#[tokio::test(flavor = "current_thread")]
+async fn tokio_current_thread_timeout() {
+    let start = Instant::now();
+    let fired = timeout(ms(10), std::future::pending::<()>()).await;
+    assert!(fired.is_err());
+    assert!(start.elapsed() >= ms(10));
+
+    let ok = timeout(Duration::from_secs(10), tokio::time::sleep(ms(5))).await;
+    assert_eq!(ok, Ok(()));
+    let ok = timeout(Duration::from_secs(10), sleep(ms(5))).await;
+    assert_eq!(ok, Ok(()));
+    assert!(start.elapsed() < HANG);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokio_multi_thread_timeout_and_spawned_sleeps() {
+    let start = Instant::now();
+    let fired = timeout(ms(10), std::future::pending::<()>()).await;
+    assert!(fired.is_err());
+    assert!(start.elapsed() >= ms(10));
+    let ok = timeout(Duration::from_secs(10), async { 42 }).await;
+    assert_eq!(ok, Ok(42));
+
+    // Tasks that may move between worker threads while sleeping.
+    let tasks: Vec<_> = (0..64u64)
+        .map(|n| {
+            tokio::spawn(async move {
+                let requested = Duration::from_micros(n * 50);
+                let begun = Instant::now();
+                sleep(requested).await;
+                tokio::task::yield_now().await;
+                let result = timeout(ms(2), std::future::pending::<()>()).await;
+                assert!(result.is_err());
+                assert!(begun.elapsed() >= requested + ms(2));
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert!(start.elapsed() < HANG);
+}
+
+/// A runtime built by hand (both flavours), as an application would.
+#[test]
+fn built_tokio_runtimes() {
+    let current = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let multi = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    for rt in [current, multi] {
+        rt.block_on(async {
+            assert!(timeout(ms(5), std::future::pending::<()>()).await.is_err());
+            assert_eq!(timeout(Duration::from_secs(5), sleep(ms(2))).await, Ok(()));
+        });
+        // A lawn_rt timer made inside the runtime outlives it: it belongs to
+        // the fallback driver, not to tokio.
+        let mut outlives = {
+            let _in_tokio = rt.enter();
+            Box::pin(sleep(ms(3)))
+        };
+        assert!(poll_noop(outlives.as_mut()).is_pending());
+        drop(rt);
+        futures::executor::block_on(outlives);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The thread
+// ---------------------------------------------------------------------------
+
+/// Names of this process's threads (Linux: /proc/self/task/*/comm).
+#[cfg(target_os = "linux")]
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim_end().to_owned())
+        .collect()
+}
+
+/// How many threads named `lawn-rt-timer` this process has, waiting (up
+/// to [`HANG`]) for at least `at_least`: a new thread sets its name itself,
+/// a moment after `spawn` returns.
+#[cfg(target_os = "linux")]
+fn timer_threads(at_least: usize) -> usize {
+    let start = std::time::Instant::now();
+    loop {
+        let count = thread_names()
+            .iter()
+            .filter(|name| *name == "lawn-rt-timer")
+            .count();
+        if count >= at_least || start.elapsed() > HANG {
+            return count;
+        }
+        thread::sleep(ms(1));
+    }
+}
+
+/// Once a timer has registered, the fallback thread exists, once, named
+/// `lawn-rt-timer`.
+#[cfg(target_os = "linux")]
+#[test]
+fn fallback_thread_is_named_lawn_rt_timer() {
+    let mut sleep = pin!(sleep(ms(1)));
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    assert_eq!(timer_threads(1), 1, "threads: {:?}", thread_names());
+    futures::executor::block_on(sleep);
+}
+
+/// In a fresh process: the fallback thread starts on the first
+/// registration, not on first use of the API or creation of a timer.
+#[cfg(target_os = "linux")]
+#[test]
+fn fallback_thread_starts_on_first_registration() {
+    if !isolated("fallback_thread_starts_on_first_registration") {
+        return;
+    }
+    assert_eq!(timer_threads(0), 0);
+    let _ = Handle::current();
+    let _ = Instant::now();
+    let mut sleep = pin!(sleep(ms(2)));
+    let mut due = pin!(sleep_until(Instant::now()));
+    assert_eq!(poll_noop(due.as_mut()), Poll::Ready(()));
+    // Give a wrongly started thread time to name itself.
+    thread::sleep(ms(20));
+    assert_eq!(timer_threads(0), 0, "started before any timer registered");
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    assert_eq!(timer_threads(1), 1, "threads: {:?}", thread_names());
+    futures::executor::block_on(sleep);
+    assert_eq!(timer_threads(1), 1);
+}
+
+#[test]
+fn instant_now_without_a_driver_is_the_real_clock() {
+    let a = std::time::Instant::now();
+    let now = Instant::now();
+    let b = std::time::Instant::now();
+    assert!(a <= now.into_std() && now.into_std() <= b);
+    let ready = {
+        let mut past = pin!(sleep_until(Instant::now() - ms(1)));
+        poll_noop(past.as_mut())
+    };
+    assert_eq!(ready, Poll::Ready(()));
+}

@@ -1,0 +1,537 @@
+//! `lawn_rt::time::{sleep, sleep_until, Sleep, Instant}`: the timer-future
+//! contract of DESIGN.md ("Contract of a timer future"), through the public
+//! API only.
+//!
+//! Everything runs on a paused [`Driver`] moved by hand, except the tests
+//! whose point is the real clock (`never_early_*`, the cross-thread batch
+//! test).
+
+mod common;
+
+use std::pin::pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::task::Poll;
+use std::thread;
+
+use common::{assert_panics_with, counting_waker, paused_driver, poll_noop, poll_with, Rng};
+use lawn_rt::driver::Driver;
+use lawn_rt::time::{sleep, sleep_until, Duration, Instant, Sleep};
+
+const fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+const YEAR: Duration = Duration::from_secs(365 * 86_400);
+
+// ---------------------------------------------------------------------------
+// Static properties: `Sleep` is `Send + Sync` and `!Unpin`, like tokio's.
+// ---------------------------------------------------------------------------
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+/// Resolves only if `T: !Unpin`: for an `Unpin` type both impls apply and
+/// `<T as AmbiguousIfUnpin<_>>::some_item` is ambiguous (a compile error).
+trait AmbiguousIfUnpin<A> {
+    fn some_item() {}
+}
+impl<T: ?Sized> AmbiguousIfUnpin<()> for T {}
+impl<T: ?Sized + Unpin> AmbiguousIfUnpin<u8> for T {}
+
+const _: fn() = || {
+    let _ = <Sleep as AmbiguousIfUnpin<_>>::some_item;
+};
+
+#[test]
+fn sleep_is_send_sync_and_not_unpin() {
+    assert_send_sync::<Sleep>();
+    assert_send_sync::<Instant>();
+    // `!Unpin` is checked at compile time by the `AmbiguousIfUnpin` const.
+}
+
+// ---------------------------------------------------------------------------
+// Never early, on the real clock.
+// ---------------------------------------------------------------------------
+
+/// A few hundred sleeps of random durations in 0..3 ms, thirty at a time,
+/// on the fallback driver: none completes before its duration has passed
+/// (by `lawn_rt::time::Instant` and by `std::time::Instant`).
+#[test]
+fn never_early_real_clock_fallback() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _batch in 0..10 {
+        let sleeps = (0..30).map(|_| {
+            let requested = Duration::from_micros(rng.below(3_000));
+            async move {
+                let start = Instant::now();
+                let std_start = std::time::Instant::now();
+                let sleep = sleep(requested);
+                let deadline = sleep.deadline();
+                sleep.await;
+                let (elapsed, std_elapsed) = (start.elapsed(), std_start.elapsed());
+                assert!(
+                    elapsed >= requested,
+                    "sleep({requested:?}) completed after {elapsed:?}"
+                );
+                assert!(
+                    std_elapsed >= requested,
+                    "sleep({requested:?}) completed after {std_elapsed:?} (std clock)"
+                );
+                assert!(Instant::now() >= deadline, "completed before its deadline");
+            }
+        });
+        futures::executor::block_on(futures::future::join_all(sleeps));
+    }
+}
+
+/// The same with `sleep_until` of random instants up to 3 ms ahead.
+#[test]
+fn never_early_real_clock_sleep_until() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    for _batch in 0..5 {
+        let sleeps = (0..30).map(|_| {
+            let deadline = Instant::now() + Duration::from_micros(rng.below(3_000));
+            async move {
+                sleep_until(deadline).await;
+                let now = Instant::now();
+                assert!(now >= deadline, "woke at {now:?}, before {deadline:?}");
+            }
+        });
+        futures::executor::block_on(futures::future::join_all(sleeps));
+    }
+}
+
+/// A driver with sub-millisecond ticks, turned by a thread of our own with
+/// `park` + `process` (the "your own event loop" use): never early either.
+#[test]
+fn never_early_real_clock_own_event_loop_100us_ticks() {
+    let driver = Arc::new(Driver::with_resolution(Duration::from_micros(100)).unwrap());
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let turner = {
+        let (driver, stop) = (driver.clone(), stop.clone());
+        thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                driver.park(Some(ms(1)));
+                driver.process();
+            }
+        })
+    };
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for _batch in 0..5 {
+        let _entered = driver.handle().enter();
+        let sleeps: Vec<_> = (0..30)
+            .map(|_| {
+                let requested = Duration::from_micros(rng.below(3_000));
+                (Instant::now(), requested, sleep(requested))
+            })
+            .collect();
+        let checks = sleeps
+            .into_iter()
+            .map(|(start, requested, sleep)| async move {
+                sleep.await;
+                let elapsed = start.elapsed();
+                assert!(
+                    elapsed >= requested,
+                    "sleep({requested:?}) after {elapsed:?}"
+                );
+            });
+        futures::executor::block_on(futures::future::join_all(checks));
+    }
+    stop.store(true, Ordering::SeqCst);
+    driver.unpark();
+    turner.join().unwrap();
+    assert_eq!(driver.handle().pending_timers(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Registration: on first poll, not on creation; drop deregisters.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn registers_on_first_poll_not_on_creation() {
+    let driver = paused_driver();
+    let handle = driver.handle();
+    let _entered = handle.enter();
+
+    let unpolled = sleep(ms(10));
+    assert_eq!(handle.pending_timers(), 0);
+    assert!(!unpolled.is_elapsed());
+    assert_eq!(driver.next_deadline(), None);
+    drop(unpolled);
+    assert_eq!(handle.pending_timers(), 0);
+
+    let mut sleep = pin!(sleep(ms(10)));
+    assert_eq!(handle.pending_timers(), 0);
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    assert_eq!(handle.pending_timers(), 1);
+    // Polling again does not register twice.
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    assert_eq!(handle.pending_timers(), 1);
+    assert!(!sleep.is_elapsed());
+}
+
+#[test]
+fn unpolled_sleep_never_fires() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let sleep = sleep(ms(5));
+    assert_eq!(driver.advance(ms(50)), 0);
+    // Not polled, so not elapsed, even though its deadline has passed.
+    assert!(!sleep.is_elapsed());
+    let mut sleep = pin!(sleep);
+    assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
+    assert!(sleep.is_elapsed());
+    assert_eq!(driver.handle().pending_timers(), 0);
+}
+
+#[test]
+fn drop_before_fire_deregisters_and_never_wakes() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let (counter, waker) = counting_waker();
+
+    let mut sleep = Box::pin(sleep(ms(10)));
+    assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+    assert_eq!(driver.handle().pending_timers(), 1);
+    drop(sleep);
+    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(driver.next_deadline(), None);
+
+    assert_eq!(driver.advance(ms(20)), 0);
+    assert_eq!(counter.wakes(), 0);
+    drop(waker);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        1,
+        "the driver leaked the waker"
+    );
+}
+
+#[test]
+fn drop_after_fire() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let (counter, waker) = counting_waker();
+
+    // Fired but not polled again, then dropped.
+    let mut fired = Box::pin(sleep(ms(10)));
+    assert!(poll_with(fired.as_mut(), &waker).is_pending());
+    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(counter.wakes(), 1);
+    assert!(fired.is_elapsed());
+    assert_eq!(driver.handle().pending_timers(), 0);
+    drop(fired);
+
+    // Fired, completed, then dropped.
+    let mut done = Box::pin(sleep(ms(10)));
+    assert!(poll_with(done.as_mut(), &waker).is_pending());
+    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(poll_with(done.as_mut(), &waker), Poll::Ready(()));
+    // Completed futures stay completed.
+    assert_eq!(poll_with(done.as_mut(), &waker), Poll::Ready(()));
+    drop(done);
+
+    assert_eq!(counter.wakes(), 2);
+    assert_eq!(driver.handle().pending_timers(), 0);
+    drop(waker);
+    assert_eq!(Arc::strong_count(&counter), 1);
+}
+
+#[test]
+fn fires_at_its_deadline_and_not_a_tick_before() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let (counter, waker) = counting_waker();
+
+    let start = Instant::now();
+    let mut sleep = pin!(sleep(ms(10)));
+    assert_eq!(sleep.deadline(), start + ms(10));
+    assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+
+    let next = driver.next_deadline().expect("a pending timer");
+    assert!(
+        next <= sleep.deadline().into_std(),
+        "next_deadline after the deadline"
+    );
+
+    assert_eq!(driver.advance(ms(9)), 0);
+    assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+    assert!(!sleep.is_elapsed());
+    assert_eq!(counter.wakes(), 0);
+
+    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(counter.wakes(), 1);
+    assert!(sleep.is_elapsed());
+    assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+    assert!(Instant::now() >= sleep.deadline());
+    assert_eq!(driver.next_deadline(), None);
+}
+
+#[test]
+fn process_at_fires_exactly_at_the_deadline() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let mut sleep = pin!(sleep(ms(7)));
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    let deadline = sleep.deadline().into_std();
+    assert_eq!(driver.process_at(deadline - Duration::from_nanos(1)), 0);
+    assert_eq!(driver.process(), 0);
+    assert_eq!(driver.process_at(deadline), 1);
+    assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
+}
+
+/// Deadlines are rounded up to a whole tick: with 10 ms ticks a 1 ms sleep
+/// fires on the next tick boundary, never before 1 ms has passed.
+#[test]
+fn deadline_rounds_up_to_the_tick() {
+    let driver = Driver::with_resolution(ms(10)).unwrap();
+    driver.pause();
+    let _entered = driver.handle().enter();
+
+    let mut short = pin!(sleep(ms(1)));
+    assert!(poll_noop(short.as_mut()).is_pending());
+    assert_eq!(driver.advance(ms(1)), 0);
+    assert!(poll_noop(short.as_mut()).is_pending());
+    assert_eq!(driver.advance(ms(8)), 0);
+    assert!(poll_noop(short.as_mut()).is_pending());
+    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(poll_noop(short.as_mut()), Poll::Ready(()));
+
+    // A deadline between two 1 ms ticks waits for the later tick.
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let mut between = pin!(sleep(Duration::from_micros(1_500)));
+    assert!(poll_noop(between.as_mut()).is_pending());
+    assert_eq!(driver.advance(ms(1)), 0);
+    assert!(poll_noop(between.as_mut()).is_pending());
+    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(poll_noop(between.as_mut()), Poll::Ready(()));
+}
+
+#[test]
+fn zero_and_past_deadlines_complete_on_first_poll() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+
+    let mut zero = pin!(sleep(Duration::ZERO));
+    assert_eq!(poll_noop(zero.as_mut()), Poll::Ready(()));
+    assert!(zero.is_elapsed());
+
+    let mut now = pin!(sleep_until(Instant::now()));
+    assert_eq!(poll_noop(now.as_mut()), Poll::Ready(()));
+
+    let mut past = pin!(sleep_until(Instant::now() - Duration::from_secs(1)));
+    assert_eq!(poll_noop(past.as_mut()), Poll::Ready(()));
+
+    // Made 5 ms ahead, first polled 5 ms later: due at once.
+    let late = sleep(ms(5));
+    driver.advance(ms(5));
+    let mut late = pin!(late);
+    assert_eq!(poll_noop(late.as_mut()), Poll::Ready(()));
+
+    assert_eq!(driver.handle().pending_timers(), 0);
+}
+
+#[test]
+fn many_sleeps_fire_in_deadline_order() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let mut sleeps: Vec<_> = [30, 10, 20, 10, 50, 40]
+        .into_iter()
+        .map(|n| (n, Box::pin(sleep(ms(n)))))
+        .collect();
+    for (_, sleep) in &mut sleeps {
+        assert!(poll_noop(sleep.as_mut()).is_pending());
+    }
+    assert_eq!(driver.handle().pending_timers(), 6);
+    for (step, expected) in [(10, 2), (10, 1), (10, 1), (10, 1), (10, 1)] {
+        assert_eq!(driver.advance(ms(step)), expected);
+    }
+    for (_, sleep) in &mut sleeps {
+        assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Far future
+// ---------------------------------------------------------------------------
+
+#[test]
+fn sleep_duration_max_is_about_thirty_years() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let (counter, waker) = counting_waker();
+
+    let now = Instant::now();
+    let mut forever = pin!(sleep(Duration::MAX));
+    let ahead = forever.deadline() - now;
+    assert!(
+        ahead >= 29 * YEAR && ahead <= 31 * YEAR,
+        "sleep(Duration::MAX) deadline is {ahead:?} ahead"
+    );
+    assert!(poll_with(forever.as_mut(), &waker).is_pending());
+    assert_eq!(driver.handle().pending_timers(), 1);
+    assert!(driver.next_deadline().is_some());
+
+    assert_eq!(driver.advance(Duration::from_secs(86_400)), 0);
+    assert_eq!(driver.advance(20 * YEAR), 0);
+    assert!(poll_with(forever.as_mut(), &waker).is_pending());
+    assert_eq!(counter.wakes(), 0);
+
+    // It does come, and nothing overflowed on the way.
+    driver.advance(11 * YEAR);
+    assert_eq!(counter.wakes(), 1);
+    assert_eq!(poll_with(forever.as_mut(), &waker), Poll::Ready(()));
+}
+
+#[test]
+fn instant_plus_duration_max_does_not_panic() {
+    let now = Instant::now();
+    let far = now + Duration::MAX;
+    let ahead = far - now;
+    assert!(ahead >= 29 * YEAR && ahead <= 31 * YEAR, "{ahead:?}");
+
+    let mut sum = now;
+    sum += Duration::MAX;
+    assert_eq!(sum, far);
+    assert_eq!(now.checked_add(Duration::MAX), None);
+
+    // Reset to "forever" is fine too.
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let mut sleep = pin!(sleep(ms(1)));
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+    sleep.as_mut().reset(Instant::now() + Duration::MAX);
+    assert_eq!(driver.advance(YEAR), 0);
+    assert!(poll_noop(sleep.as_mut()).is_pending());
+}
+
+#[test]
+fn sleep_until_a_far_instant() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let (counter, waker) = counting_waker();
+    let now = Instant::now();
+
+    // A century ahead: registers and waits.
+    let mut century = pin!(sleep_until(now + 100 * YEAR));
+    assert!(poll_with(century.as_mut(), &waker).is_pending());
+    assert_eq!(driver.handle().pending_timers(), 1);
+
+    // Further than the driver's clock can count in nanoseconds (~584
+    // years), if the platform can represent it: still never early.
+    let mut millennium = now
+        .checked_add(1_000 * YEAR)
+        .map(|far| Box::pin(sleep_until(far)));
+    if let Some(sleep) = millennium.as_mut() {
+        assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+    }
+
+    assert_eq!(driver.advance(99 * YEAR), 0);
+    assert!(poll_with(century.as_mut(), &waker).is_pending());
+    driver.advance(YEAR);
+    assert_eq!(poll_with(century.as_mut(), &waker), Poll::Ready(()));
+    assert_eq!(counter.wakes(), 1);
+
+    if let Some(mut sleep) = millennium {
+        driver.advance(600 * YEAR);
+        assert!(Instant::now() < sleep.deadline());
+        assert!(
+            poll_with(sleep.as_mut(), &waker).is_pending(),
+            "a sleep 1000 years ahead completed after 700 years"
+        );
+        assert!(!sleep.is_elapsed());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Shutdown
+// ---------------------------------------------------------------------------
+
+#[test]
+fn shutdown_drops_wakers_and_a_later_poll_panics() {
+    let driver = paused_driver();
+    let handle = driver.handle().clone();
+    let _entered = handle.enter();
+    let (counter, waker) = counting_waker();
+
+    let mut sleep = Box::pin(sleep(ms(10)));
+    assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+    drop(waker);
+    assert_eq!(Arc::strong_count(&counter), 2);
+
+    driver.shutdown();
+    assert!(handle.is_shutdown());
+    assert_eq!(Arc::strong_count(&counter), 1, "shutdown kept the waker");
+    assert_eq!(counter.wakes(), 0);
+    driver.shutdown(); // idempotent
+
+    assert_panics_with("shut down", "poll after shutdown", || {
+        poll_noop(sleep.as_mut())
+    });
+    assert_panics_with("shut down", "is_elapsed after shutdown", || {
+        sleep.is_elapsed()
+    });
+    // Dropping it afterwards neither hangs nor panics.
+    drop(sleep);
+}
+
+#[test]
+fn dropping_the_driver_shuts_it_down() {
+    let driver = paused_driver();
+    let handle = driver.handle().clone();
+    let (counter, waker) = counting_waker();
+
+    let mut sleep = {
+        let _entered = handle.enter();
+        Box::pin(sleep(ms(10)))
+    };
+    assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+    drop(waker);
+    drop(driver);
+    assert!(handle.is_shutdown());
+    assert_eq!(
+        Arc::strong_count(&counter),
+        1,
+        "dropping the driver kept the waker"
+    );
+    assert_panics_with("shut down", "poll after the driver dropped", || {
+        poll_noop(sleep.as_mut())
+    });
+    assert_panics_with("shut down", "reset after the driver dropped", || {
+        sleep.as_mut().reset(Instant::now() + ms(5))
+    });
+    drop(sleep);
+}
+
+#[test]
+fn sleep_made_before_shutdown_and_first_polled_after_panics() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let mut unpolled = Box::pin(sleep(ms(10)));
+    driver.shutdown();
+    assert_panics_with("shut down", "first poll after shutdown", || {
+        poll_noop(unpolled.as_mut())
+    });
+    drop(unpolled);
+
+    // A sleep made on a thread where the shut-down driver is still entered.
+    let mut late = Box::pin(sleep(ms(10)));
+    assert_panics_with("shut down", "sleep made after shutdown", || {
+        poll_noop(late.as_mut())
+    });
+}
+
+/// tokio panics on every poll of a timer whose driver has shut down, even
+/// one already due; issue 3: "a later poll of a `Sleep` bound to it fails
+/// loudly".
+#[test]
+fn due_sleep_first_polled_after_shutdown_panics() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let mut due = Box::pin(sleep_until(Instant::now()));
+    driver.shutdown();
+    assert_panics_with("shut down", "poll of a due sleep after shutdown", || {
+        poll_noop(due.as_mut())
+    });
+}
