@@ -53,3 +53,8 @@ pub mod driver;
 pub mod lawn;
 mod loom;
 pub mod time;
+
+/// The README's code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

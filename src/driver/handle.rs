@@ -100,7 +100,12 @@ impl Handle {
     /// assert!(Handle::try_entered().is_some());
     /// ```
     pub fn try_entered() -> Option<Handle> {
-        CONTEXT.with(|context| context.borrow().clone())
+        // `try_with`: timers used from a thread-local destructor see no
+        // context (and so use the fallback) instead of aborting.
+        CONTEXT
+            .try_with(|context| context.borrow().clone())
+            .ok()
+            .flatten()
     }
 
     /// Makes this handle current on this thread until the guard drops.
@@ -197,6 +202,12 @@ impl Handle {
         self.shared.clock.tick_floor(t)
     }
 
+    /// The first tick at or after `t`: when a timer due at `t` fires.
+    #[inline]
+    pub(crate) fn tick_ceil(&self, t: StdInstant) -> Tick {
+        self.shared.clock.tick_ceil(t)
+    }
+
     /// Called before a registration: starts the fallback driver's thread.
     #[inline]
     pub(crate) fn before_register(&self) {
@@ -209,7 +220,10 @@ impl Handle {
 /// The current time of the entered driver, or `None` if none is entered.
 #[inline]
 pub(crate) fn entered_now() -> Option<StdInstant> {
-    CONTEXT.with(|context| context.borrow().as_ref().map(Handle::now))
+    CONTEXT
+        .try_with(|context| context.borrow().as_ref().map(Handle::now))
+        .ok()
+        .flatten()
 }
 
 impl fmt::Debug for Handle {

@@ -37,6 +37,7 @@
 //! paused. Every primitive comes from `crate::loom`, so the loom models run
 //! this very code.
 
+mod batch;
 mod clock;
 mod error;
 mod fallback;
@@ -148,14 +149,20 @@ impl Driver {
     /// assert_eq!(driver.process(), 0);
     /// ```
     pub fn process(&self) -> usize {
-        self.process_at(self.handle.now())
+        let shared = &self.handle.shared;
+        shared.process_at(shared.clock.tick_floor(shared.clock.now()))
     }
 
-    /// Fires every timer due at or before `now`; returns how many. Time
-    /// never goes back: a `now` before an earlier call's fires nothing new.
-    /// This is the one entry point that fires timers: [`process`](Driver::process),
-    /// [`advance`](Driver::advance) and [`park`](Driver::park)'s callers all
-    /// come through here.
+    /// Fires every timer due at or before `now`, or before the driver's
+    /// clock if that is earlier (timers never fire ahead of their clock:
+    /// to move a paused clock, use [`advance`](Driver::advance)); returns
+    /// how many wakers were called. Time never goes back: a `now` before an
+    /// earlier call's fires nothing new. This is the one entry point that
+    /// fires timers: [`process`](Driver::process) and
+    /// [`advance`](Driver::advance) come through here.
+    ///
+    /// Called from inside a waker this driver is calling, it returns 0: the
+    /// expiry loop that called the waker goes on firing.
     ///
     /// # Examples
     ///
@@ -164,10 +171,11 @@ impl Driver {
     /// use std::time::{Duration, Instant};
     ///
     /// let driver = Driver::new();
-    /// assert_eq!(driver.process_at(Instant::now() + Duration::from_secs(1)), 0);
+    /// assert_eq!(driver.process_at(Instant::now() - Duration::from_millis(1)), 0);
     /// ```
     pub fn process_at(&self, now: StdInstant) -> usize {
         let shared = &self.handle.shared;
+        let now = now.min(shared.clock.now());
         shared.process_at(shared.clock.tick_floor(now))
     }
 
@@ -207,7 +215,8 @@ impl Driver {
         self.handle.shared.park(max);
     }
 
-    /// Wakes a thread blocked in [`park`](Driver::park).
+    /// Wakes a thread blocked in [`park`](Driver::park), or makes the next
+    /// `park` return at once if none is.
     ///
     /// # Examples
     ///
@@ -223,7 +232,8 @@ impl Driver {
     /// on threads that entered this driver stands still until
     /// [`advance`](Driver::advance) or [`resume`](Driver::resume). The clock
     /// stops on a tick boundary (up to one tick ahead of the real time), so
-    /// a timer made `d` ahead fires after `advance(d)`. Does nothing if
+    /// a timer made `d` ahead fires after `advance(d)` when `d` is a whole
+    /// number of ticks. Does nothing if
     /// already paused.
     ///
     /// # Examples

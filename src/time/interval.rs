@@ -184,7 +184,9 @@ impl Interval {
             return Poll::Pending;
         }
         let due = self.delay.deadline();
-        let now = Instant::now();
+        // The sleep's own clock: the `now` it is re-filed from must be a
+        // time its driver has reached.
+        let now = self.delay.clock_now();
         let next = if now > due + MISSED_AFTER {
             self.missed_tick_behavior
                 .next_deadline(due, now, self.period)

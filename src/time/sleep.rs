@@ -74,18 +74,21 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(Handle::current(), deadline, UNKNOWN)
 }
 
-/// `from` when the tick the sleep was made at is not known.
+/// `tick` when the tick the sleep was made at is not known.
 const UNKNOWN: u64 = u64::MAX;
 
-/// Where a [`Sleep`] stands with its driver.
+/// Where a [`Sleep`] stands with its driver. A key kept in `Unregistered`
+/// or `Elapsed` is an earlier registration that was handed out for waking:
+/// on drop, the driver makes sure its waker is not called afterwards.
 #[derive(Clone, Copy, Debug)]
 enum State {
-    /// Not filed: never polled, or reset since it fired.
-    Unregistered,
-    /// Filed under this key.
+    /// Not filed: never polled, or reset after its registration fired.
+    /// `tick` is a tick this driver's clock has reached, or `UNKNOWN`.
+    Unregistered(Option<TimerKey>),
+    /// Filed under this key; `tick` is the tick it is filed for.
     Registered(TimerKey),
     /// Completed.
-    Elapsed,
+    Elapsed(Option<TimerKey>),
 }
 
 pin_project_lite::pin_project! {
@@ -109,8 +112,8 @@ pin_project_lite::pin_project! {
     pub struct Sleep {
         handle: Handle,
         deadline: Instant,
-        // The tick the sleep was created at, or `UNKNOWN`.
-        from: u64,
+        // See `State`.
+        tick: u64,
         state: State,
         #[pin]
         _pinned: PhantomPinned,
@@ -119,20 +122,24 @@ pin_project_lite::pin_project! {
     impl PinnedDrop for Sleep {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            if let State::Registered(key) = *this.state {
-                this.handle.shared.deregister(key);
+            match *this.state {
+                State::Registered(key) => this.handle.shared.deregister(key),
+                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => {
+                    this.handle.shared.forget(key)
+                }
+                State::Unregistered(None) | State::Elapsed(None) => {}
             }
         }
     }
 }
 
 impl Sleep {
-    fn new(handle: Handle, deadline: Instant, from: u64) -> Sleep {
+    fn new(handle: Handle, deadline: Instant, tick: u64) -> Sleep {
         Sleep {
             handle,
             deadline,
-            from,
-            state: State::Unregistered,
+            tick,
+            state: State::Unregistered(None),
             _pinned: PhantomPinned,
         }
     }
@@ -162,24 +169,23 @@ impl Sleep {
     /// let sleep = sleep(Duration::from_millis(1));
     /// assert!(!sleep.is_elapsed());
     /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the sleep's driver has shut down while it was registered.
     pub fn is_elapsed(&self) -> bool {
         match self.state {
-            State::Unregistered => false,
-            State::Elapsed => true,
-            State::Registered(key) => match self.handle.shared.is_fired(key) {
-                Ok(fired) => fired,
-                Err(err) => panic!("{err}"),
-            },
+            State::Unregistered(_) => false,
+            State::Elapsed(_) => true,
+            State::Registered(key) => {
+                self.handle.shared.is_fired(key) && self.due_by(Tick(self.tick))
+            }
         }
     }
 
     /// Sets a new deadline, keeping the registration and its waker: O(1).
-    /// A deadline at or before now completes on the next poll; a later one
-    /// makes an elapsed sleep wait again.
+    /// A deadline at or before now completes on the next poll (and wakes the
+    /// stored waker); a later one makes an elapsed sleep wait again.
+    ///
+    /// A new deadline in the same tick as the old one (an idle timeout
+    /// pushed back many times a millisecond) takes no lock and reads no
+    /// clock.
     ///
     /// # Examples
     ///
@@ -195,76 +201,111 @@ impl Sleep {
     ///     idle.await;
     /// });
     /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the sleep's driver has shut down while it was registered.
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        if let State::Registered(_) = self.state {
+            if self.handle.tick_ceil(deadline.into_std()).0 == self.tick {
+                // Due at the tick it is filed for: nothing to re-file.
+                *self.project().deadline = deadline;
+                return;
+            }
+        }
         let now = self.handle.now();
         self.reset_at(deadline, Instant::from_std(now));
     }
 
-    /// [`reset`](Sleep::reset) for a caller that has just read the clock.
+    /// Whether the deadline is due by `tick` (rounded up to a tick).
+    #[inline]
+    fn due_by(&self, tick: Tick) -> bool {
+        self.handle.tick_ceil(self.deadline.into_std()) <= tick
+    }
+
+    /// This sleep's driver's clock now.
+    pub(crate) fn clock_now(&self) -> Instant {
+        Instant::from_std(self.handle.now())
+    }
+
+    /// [`reset`](Sleep::reset) for a caller that has just read this sleep's
+    /// clock ([`clock_now`](Sleep::clock_now)).
     pub(crate) fn reset_at(self: Pin<&mut Self>, deadline: Instant, now: Instant) {
         let this = self.project();
         *this.deadline = deadline;
         let shared = &this.handle.shared;
+        let handed_out = match *this.state {
+            State::Registered(key) if deadline <= now => {
+                let fired = shared.fire_now(key);
+                *this.state = State::Elapsed((!fired).then_some(key));
+                return;
+            }
+            State::Registered(key) => {
+                let from = this.handle.tick_of(now.into_std());
+                match shared.reset(key, deadline.into_std(), from) {
+                    Ok(Some(due)) => {
+                        *this.tick = due.0;
+                        return;
+                    }
+                    // Handed out for waking, or the driver is gone (the
+                    // next poll says so).
+                    Ok(None) | Err(_) => Some(key),
+                }
+            }
+            State::Unregistered(key) | State::Elapsed(key) => key,
+        };
         if deadline <= now {
-            if let State::Registered(key) = *this.state {
-                shared.deregister(key);
-            }
-            *this.state = State::Elapsed;
-            return;
+            *this.state = State::Elapsed(handed_out);
+        } else {
+            *this.state = State::Unregistered(handed_out);
+            *this.tick = this.handle.tick_of(now.into_std()).0;
         }
-        let from = this.handle.tick_of(now.into_std());
-        *this.from = from.0;
-        if let State::Registered(key) = *this.state {
-            match shared.reset(key, deadline.into_std(), from) {
-                Ok(true) => return,
-                Ok(false) => {}
-                Err(err) => panic!("{err}"),
-            }
-        }
-        *this.state = State::Unregistered;
     }
 
     /// Polls for completion, registering or updating the waker.
     fn poll_elapsed(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.project();
-        if this.handle.shared.is_shutdown() {
+        if self.handle.shared.is_shutdown() {
             panic!("{}", Error::shutdown());
         }
-        let result = match *this.state {
-            State::Elapsed => return Poll::Ready(()),
-            State::Registered(key) => match this.handle.shared.poll_pending(key, cx.waker()) {
+        let (from, handed_out) = match self.state {
+            State::Elapsed(_) => return Poll::Ready(()),
+            State::Registered(key) => match self.handle.shared.poll_pending(key, cx.waker()) {
                 Ok(true) => return Poll::Pending,
-                Ok(false) => Ok(Registered::Due),
-                Err(err) => Err(err),
+                // Handed out: due, unless the deadline was pushed later.
+                Ok(false) if self.due_by(Tick(self.tick)) => {
+                    *self.project().state = State::Elapsed(Some(key));
+                    return Poll::Ready(());
+                }
+                Ok(false) => (Tick(self.tick), Some(key)),
+                Err(err) => panic!("{err}"),
             },
-            State::Unregistered => {
-                let from = if *this.from == UNKNOWN {
-                    let now = this.handle.now();
-                    if this.deadline.into_std() <= now {
-                        *this.state = State::Elapsed;
-                        return Poll::Ready(());
-                    }
-                    this.handle.tick_of(now)
-                } else {
-                    Tick(*this.from)
-                };
-                this.handle.before_register();
-                this.handle
-                    .shared
-                    .register(this.deadline.into_std(), from, cx.waker())
+            State::Unregistered(key) if self.tick == UNKNOWN => {
+                let now = self.handle.now();
+                if self.deadline.into_std() <= now {
+                    *self.project().state = State::Elapsed(key);
+                    return Poll::Ready(());
+                }
+                (self.handle.tick_of(now), key)
             }
+            State::Unregistered(key) => (Tick(self.tick), key),
         };
-        match result {
-            Ok(Registered::Pending(key)) => {
+        self.register(from, handed_out, cx)
+    }
+
+    /// Files the sleep with the driver, from a tick its clock has reached.
+    fn register(
+        self: Pin<&mut Self>,
+        from: Tick,
+        handed_out: Option<TimerKey>,
+        cx: &mut Context<'_>,
+    ) -> Poll<()> {
+        let this = self.project();
+        this.handle.before_register();
+        let deadline = this.deadline.into_std();
+        match this.handle.shared.register(deadline, from, cx.waker()) {
+            Ok(Registered::Pending(key, due)) => {
                 *this.state = State::Registered(key);
+                *this.tick = due.0;
                 Poll::Pending
             }
             Ok(Registered::Due) => {
-                *this.state = State::Elapsed;
+                *this.state = State::Elapsed(handed_out);
                 Poll::Ready(())
             }
             Err(err) => panic!("{err}"),
