@@ -12,6 +12,7 @@ use super::handle::Handle;
 use super::shared::Shared;
 
 /// The thread's name.
+#[cfg_attr(loom, allow(dead_code))] // the loom models (issue 6) will run it
 pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
 
 /// Runs a driver's park loop until it shuts down: what the fallback
@@ -19,6 +20,7 @@ pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
 ///
 /// A waker that panics does not end the loop: the panic is reported by the
 /// panic hook as usual and the driver goes on serving the other timers.
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn run(shared: &Shared) {
     while !shared.is_shutdown() {
         shared.park(None);

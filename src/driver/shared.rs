@@ -231,7 +231,11 @@ impl Shared {
                     _ => return,
                 }
             }
-            None => max,
+            None => {
+                // Idle: a good time to give the timer store's memory back.
+                inner.lawn.shrink_to_fit();
+                max
+            }
         };
         let until = match wait_for {
             Some(d) => self.clock.tick_ceil(checked_add_or_far(now, d)).0,

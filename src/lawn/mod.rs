@@ -98,7 +98,10 @@
 //!   the cost of an expiry about threefold). A chunk is reused once half of
 //!   it is free, so the slab holds at most `2 × peak timers + 32 × buckets`
 //!   slots; free chunks at its end are cut off as soon as they empty, and
-//!   capacity is halved whenever it is four times what is used. Slots never
+//!   capacity is halved when a whole epoch (as many chunk openings and
+//!   cuttings as the capacity holds chunks) never used a quarter of it:
+//!   memory goes back once load has stayed low for a while, while a load
+//!   that empties and refills the slab keeps its pages. Slots never
 //!   move (keys are indexes), so one long-lived timer near the end of the
 //!   slab holds it at that length until it goes. Empty buckets are freed at
 //!   once, but for the four exact buckets that emptied last, which keep

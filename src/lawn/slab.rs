@@ -107,6 +107,10 @@ pub(super) struct Slab<T> {
     /// vacated slot was given, so above every generation ever issued at an
     /// index that has since been cut off.
     gen_floor: NonZeroU32,
+    /// Chunks opened or cut off in the current epoch (see `note_churn`).
+    epoch_churn: usize,
+    /// The longest the slab was (in slots) in the current epoch.
+    epoch_peak: usize,
 }
 
 fn next_gen(gen: NonZeroU32) -> NonZeroU32 {
@@ -121,6 +125,8 @@ impl<T> Slab<T> {
             reuse: NIL,
             len: 0,
             gen_floor: NonZeroU32::MIN,
+            epoch_churn: 0,
+            epoch_peak: 0,
         }
     }
 
@@ -205,6 +211,7 @@ impl<T> Slab<T> {
             }
         };
         self.chunks[id as usize].owner = bucket;
+        self.note_churn();
         id
     }
 
@@ -369,8 +376,8 @@ impl<T> Slab<T> {
     }
 
     /// Cuts off free, closed chunks at the end of the slab (each chunk goes
-    /// at most once per growth, so this is O(1) amortized), and halves the
-    /// capacity once it is four times what is used.
+    /// at most once per growth, so this is O(1) amortized). Capacity itself
+    /// goes back per epoch (see `note_churn`).
     fn cut_free_tail(&mut self) {
         while let Some(&Chunk {
             free: ALL_FREE,
@@ -383,12 +390,30 @@ impl<T> Slab<T> {
             self.chunks.pop();
             // `gen_floor` already covers these slots (see `remove`).
             self.slots.truncate(id as usize * CHUNK);
+            self.note_churn();
         }
-        let keep = (self.slots.len() * 2).max(KEEP_SLOTS);
+    }
+
+    /// Counts a chunk opened or cut off. An *epoch* lasts as many of these
+    /// as the capacity holds chunks; at its end, if the slab was never a
+    /// quarter of its capacity long during it, the capacity goes down to
+    /// twice that peak. So memory goes back once load has stayed low for a
+    /// while, but a load that empties and refills the slab (a burst of
+    /// timers, all cancelled, then the next burst) keeps its pages instead
+    /// of returning them and faulting them in again each time.
+    fn note_churn(&mut self) {
+        self.epoch_peak = self.epoch_peak.max(self.slots.len());
+        self.epoch_churn += 1;
+        if self.epoch_churn * CHUNK < self.slots.capacity() {
+            return;
+        }
+        let keep = (self.epoch_peak * 2).max(KEEP_SLOTS);
         if self.slots.capacity() > keep * 2 {
             self.slots.shrink_to(keep);
             self.chunks.shrink_to(keep / CHUNK);
         }
+        self.epoch_churn = 0;
+        self.epoch_peak = self.slots.len();
     }
 
     /// Pushes a chunk on the reuse list.
