@@ -10,9 +10,10 @@
 //!   timer completed without one); nothing to do;
 //! - in the batch at position `i`, not yet reached: it sets bit `i` of
 //!   `skip`, and the firing thread drops that waker instead of calling it;
-//! - at position `i` being called right now on another thread: it waits for
-//!   the batch to end (on this thread, inside that very waker, it cannot
-//!   and need not wait).
+//! - at position `i` being called right now on another thread: it waits
+//!   until that call returns (on this thread, inside that very waker, it
+//!   cannot and need not wait). Only then: a canceller never waits for
+//!   other timers' wakers.
 //!
 //! So once a `Sleep`'s drop returns, its waker is not called. The handshake
 //! on `calling` and `skip` is a store-then-load on each side, both
@@ -20,10 +21,15 @@
 //! canceller (holding the lock) sets its bit then loads `calling`. Either
 //! the firing thread sees the bit, or the canceller sees `calling >= i`.
 //!
+//! A canceller that must wait counts itself in `waiting` (under the lock)
+//! before it reads `calling`; the firing thread reads `waiting` after each
+//! `calling` store and, if anyone waits, signals `done` under the lock. The
+//! same store-then-load pairing makes that wake-up impossible to miss.
+//!
 //! Ground rules: `BatchState` is guarded by the driver lock; `calling` is
 //! written only by the firing thread (and under the lock at batch start and
-//! end), `skip` only under the lock (reset at batch start, bits set by
-//! cancellers).
+//! end), `skip` and `waiting` only under the lock (`skip` reset at batch
+//! start, bits set by cancellers).
 
 use std::panic::{self, AssertUnwindSafe};
 use std::task::Waker;
@@ -47,7 +53,10 @@ pub(crate) struct Batch {
     calling: AtomicUsize,
     /// Positions whose timers were cancelled after being handed out.
     skip: AtomicU32,
-    /// Signalled when a batch ends and someone waits.
+    /// Cancellers waiting for a waker call to return.
+    waiting: AtomicUsize,
+    /// Signalled when a waker call returns or a batch ends, if someone
+    /// waits.
     done: Condvar,
 }
 
@@ -68,6 +77,7 @@ impl Batch {
         Batch {
             calling: AtomicUsize::new(IDLE),
             skip: AtomicU32::new(0),
+            waiting: AtomicUsize::new(0),
             done: Condvar::new(),
         }
     }
@@ -128,11 +138,17 @@ impl Shared {
             self.batch.calling.store(position, SeqCst);
             if self.batch.skip.load(SeqCst) & (1 << position) != 0 {
                 drop(waker);
-                continue;
+            } else {
+                woken += 1;
+                if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| waker.wake())) {
+                    panicked.get_or_insert(panic);
+                }
             }
-            woken += 1;
-            if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| waker.wake())) {
-                panicked.get_or_insert(panic);
+            self.batch.calling.store(position + 1, SeqCst);
+            if self.batch.waiting.load(SeqCst) > 0 {
+                // Someone waits for the call that just returned.
+                let _inner = lock(&self.inner);
+                self.batch.done.notify_all();
             }
         }
         drop(end);
@@ -150,6 +166,19 @@ impl Shared {
         }
         inner.batch.waiters -= 1;
         inner
+    }
+
+    /// Makes sure the waker of a handed-out timer is not called from now on
+    /// if its call has not begun, without waiting for anything: for a sleep
+    /// that files itself again (its new registration's waker serves).
+    pub(crate) fn skip(&self, key: TimerKey) {
+        if self.batch.calling.load(SeqCst) == IDLE {
+            return;
+        }
+        let inner = lock(&self.inner);
+        if let Some(position) = inner.batch.keys.iter().position(|&k| k == key) {
+            self.batch.skip.fetch_or(1 << position, SeqCst);
+        }
     }
 
     /// Cancels the timer under `key`. When this returns, its waker has been
@@ -178,7 +207,7 @@ impl Shared {
 
     fn forget_handed_out<'a>(
         &self,
-        inner: MutexGuard<'a, Inner>,
+        mut inner: MutexGuard<'a, Inner>,
         key: TimerKey,
     ) -> MutexGuard<'a, Inner> {
         let Some(firing) = inner.batch.firing else {
@@ -188,10 +217,20 @@ impl Shared {
             return inner;
         };
         self.batch.skip.fetch_or(1 << position, SeqCst);
-        if self.batch.calling.load(SeqCst) != position || firing == thread::current().id() {
-            return inner; // skipped, or called already, or we are inside it
+        if firing == thread::current().id() {
+            return inner; // we are inside a waker of this batch
         }
-        self.wait_for_batch_end(inner)
+        // Wait while that very waker is being called.
+        let started = inner.batch.started;
+        self.batch.waiting.fetch_add(1, SeqCst);
+        while self.batch.calling.load(SeqCst) == position
+            && inner.batch.firing.is_some()
+            && inner.batch.started == started
+        {
+            inner = wait(&self.batch.done, inner);
+        }
+        self.batch.waiting.fetch_sub(1, SeqCst);
+        inner
     }
 }
 
@@ -206,7 +245,7 @@ impl Drop for EndBatch<'_> {
         inner.batch.firing = None;
         inner.batch.keys.clear();
         shared.batch.calling.store(IDLE, SeqCst);
-        if inner.batch.waiters > 0 {
+        if inner.batch.waiters > 0 || shared.batch.waiting.load(SeqCst) > 0 {
             shared.batch.done.notify_all();
         }
     }

@@ -300,6 +300,11 @@ impl Sleep {
         let deadline = this.deadline.into_std();
         match this.handle.shared.register(deadline, from, cx.waker()) {
             Ok(Registered::Pending(key, due)) => {
+                if let Some(old) = handed_out {
+                    // The old registration's waker is not needed (this task
+                    // is being polled) and must not outlive the sleep.
+                    this.handle.shared.skip(old);
+                }
                 *this.state = State::Registered(key);
                 *this.tick = due.0;
                 Poll::Pending
