@@ -28,74 +28,12 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod baselines;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 use baselines::workload::{Plan, Workload};
 use baselines::{BTreeQueue, HashedWheel, HeapQueue, HierWheel, TimerQueue};
 use lawn_rt::lawn::Lawn;
-
-/// Bytes currently allocated through the global allocator.
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-/// Highest value of `CURRENT` since the last reset.
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-struct Counting;
-
-impl Counting {
-    fn grew(by: usize) {
-        let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
-        PEAK.fetch_max(now, Ordering::Relaxed);
-    }
-
-    fn shrank(by: usize) {
-        CURRENT.fetch_sub(by, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments
-// unchanged and only updates counters around it.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded contract.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            Self::grew(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded contract.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            Self::grew(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(ptr, layout) };
-        Self::shrank(layout.size());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded contract.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            // Counted as allocating the new block before freeing the old one:
-            // the peak is then an upper bound (a copying realloc needs both).
-            Self::grew(new_size);
-            Self::shrank(layout.size());
-        }
-        new
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 const SEED: u64 = 0x5EED_1A57_0000_0001;
 
@@ -111,18 +49,17 @@ struct Row {
 
 /// Fills a `Q` from `plan` and measures it; `buckets` reads the bucket count.
 fn measure<Q: TimerQueue>(plan: &Plan, buckets: impl Fn(&Q) -> Option<usize>) -> Row {
-    let before = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let mut q = Q::new();
-    plan.fill_into(&mut q, 0, |_| {});
-    let after = CURRENT.load(Ordering::Relaxed);
-    let peak = PEAK.load(Ordering::Relaxed);
+    let (q, bytes, peak) = counting_alloc::measure(|| {
+        let mut q = Q::new();
+        plan.fill_into(&mut q, 0, |_| {});
+        q
+    });
     let n = plan.n as f64;
     let row = Row {
         workload: plan.workload.name(),
         structure: Q::name(),
-        measured: after.saturating_sub(before) as f64 / n,
-        peak: peak.saturating_sub(before) as f64 / n,
+        measured: bytes as f64 / n,
+        peak: peak as f64 / n,
         reported: q.allocated_bytes() as f64 / n,
         buckets: buckets(&q),
     };

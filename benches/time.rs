@@ -67,6 +67,10 @@ use lawn_rt::driver::Driver;
 use tokio::runtime::Runtime;
 use tokio::task::unconstrained;
 
+#[path = "support/durations.rs"]
+mod durations;
+use durations::{fixed_durations, uniform_durations};
+
 /// Timers in the 1e6 groups.
 const MANY: usize = 1_000_000;
 /// The same, in a smoke run.
@@ -82,8 +86,6 @@ const ANCHOR: Duration = Duration::from_millis(50);
 /// One turn of the clock in `fire`; ten of them reach every deadline.
 const STEP: Duration = Duration::from_millis(1);
 const STEPS: u32 = 10;
-const SEED: u64 = 0x5EED_1A57_0000_0001;
-
 /// Whether another timer is pending (see the module docs).
 #[derive(Clone, Copy)]
 enum Warmth {
@@ -165,29 +167,6 @@ impl Wake for WakeCounter {
     fn wake_by_ref(self: &Arc<Self>) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-/// `n` durations cycling through 1..=10 ms.
-fn fixed_durations(n: usize) -> Vec<Duration> {
-    (0..n)
-        .map(|i| Duration::from_millis(1 + (i % 10) as u64))
-        .collect()
-}
-
-/// `n` durations uniform in 1 ms..1 h, in whole microseconds (xorshift64*).
-fn uniform_durations(n: usize) -> Vec<Duration> {
-    const MIN_US: u64 = 1_000;
-    const MAX_US: u64 = 3_600_000_000;
-    let mut x = SEED;
-    (0..n)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
-            Duration::from_micros(MIN_US + r % (MAX_US - MIN_US))
-        })
-        .collect()
 }
 
 // ---- lawn_rt's side ----

@@ -28,101 +28,18 @@
 // there: keep that build warning-free.
 #![cfg_attr(test, allow(dead_code))]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Waker};
 use std::time::Duration;
 
 use lawn_rt::driver::Driver;
 
-/// Bytes currently allocated through the global allocator.
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-/// Highest value of `CURRENT` since the last reset.
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-struct Counting;
-
-impl Counting {
-    fn grew(by: usize) {
-        let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
-        PEAK.fetch_max(now, Ordering::Relaxed);
-    }
-
-    fn shrank(by: usize) {
-        CURRENT.fetch_sub(by, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments
-// unchanged and only updates counters around it.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded contract.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            Self::grew(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded contract.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            Self::grew(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(ptr, layout) };
-        Self::shrank(layout.size());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded contract.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            // Counted as allocating the new block before freeing the old one:
-            // the peak is then an upper bound (a copying realloc needs both).
-            Self::grew(new_size);
-            Self::shrank(layout.size());
-        }
-        new
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-const SEED: u64 = 0x5EED_1A57_0000_0001;
-
-/// `n` durations cycling through 1..=10 ms.
-fn fixed_durations(n: usize) -> Vec<Duration> {
-    (0..n)
-        .map(|i| Duration::from_millis(1 + (i % 10) as u64))
-        .collect()
-}
-
-/// `n` durations uniform in 1 ms..1 h, in whole microseconds (xorshift64*;
-/// the same list as `benches/time.rs` draws).
-fn uniform_durations(n: usize) -> Vec<Duration> {
-    const MIN_US: u64 = 1_000;
-    const MAX_US: u64 = 3_600_000_000;
-    let mut x = SEED;
-    (0..n)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
-            Duration::from_micros(MIN_US + r % (MAX_US - MIN_US))
-        })
-        .collect()
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+#[path = "support/durations.rs"]
+mod durations;
+use durations::{fixed_durations, uniform_durations};
 
 /// Bytes per timer after the fill, and at the peak during it.
 struct Measured {
@@ -139,19 +56,17 @@ fn fill<S: Future<Output = ()>>(
 ) -> Measured {
     assert!(boxes.is_empty() && boxes.capacity() >= durations.len());
     let mut cx = Context::from_waker(Waker::noop());
-    let before = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    for &d in durations {
-        let mut sleep = Box::pin(make(d));
-        assert!(sleep.as_mut().poll(&mut cx).is_pending(), "sleep was ready");
-        boxes.push(sleep);
-    }
-    let after = CURRENT.load(Ordering::Relaxed);
-    let peak = PEAK.load(Ordering::Relaxed);
+    let ((), bytes, peak) = counting_alloc::measure(|| {
+        for &d in durations {
+            let mut sleep = Box::pin(make(d));
+            assert!(sleep.as_mut().poll(&mut cx).is_pending(), "sleep was ready");
+            boxes.push(sleep);
+        }
+    });
     let n = durations.len() as f64;
     Measured {
-        bytes: after.saturating_sub(before) as f64 / n,
-        peak: peak.saturating_sub(before) as f64 / n,
+        bytes: bytes as f64 / n,
+        peak: peak as f64 / n,
     }
 }
 

@@ -9,7 +9,7 @@ use std::pin::pin;
 use std::task::Poll;
 use std::thread;
 
-use common::{paused_driver, poll_noop};
+use common::{isolated, paused_driver, poll_noop};
 use lawn_rt::driver::Handle;
 use lawn_rt::time::{interval, sleep, sleep_until, timeout, Duration, Instant};
 
@@ -57,28 +57,6 @@ fn timers_without_an_entered_driver_use_the_fallback() {
     assert_eq!(driver.handle().pending_timers(), 0);
     assert_eq!(driver.advance(ms(5)), 0);
     futures::executor::block_on(sleep);
-}
-
-/// Runs the test `name` of this binary alone in a child process, with
-/// `ISOLATED` set, so that it sees a fallback driver no other test touched.
-/// Returns `true` in the child (go ahead), `false` in the parent (done).
-fn isolated(name: &str) -> bool {
-    const ISOLATED: &str = "LAWN_RT_TEST_ISOLATED";
-    if std::env::var_os(ISOLATED).is_some() {
-        return true;
-    }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
-        .env(ISOLATED, "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "isolated run of {name} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    false
 }
 
 /// In a fresh process: the fallback thread parks on a long timer; an

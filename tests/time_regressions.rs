@@ -17,7 +17,7 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Wake, Waker};
 use std::thread;
 use std::time::Instant as StdInstant;
 
-use common::{counting_waker, paused_driver, poll_noop, poll_with};
+use common::{counting_waker, isolated, paused_driver, poll_noop, poll_with};
 use lawn_rt::driver::{Driver, Handle};
 use lawn_rt::time::{interval, sleep, Duration, Instant, MissedTickBehavior, Sleep};
 
@@ -905,29 +905,6 @@ fn t8_unpark_wakes_a_parked_driver() {
 // ---------------------------------------------------------------------------
 // t9: timers used from a thread-local destructor
 // ---------------------------------------------------------------------------
-
-/// Runs the test `name` of this binary alone in a child process, with
-/// `ISOLATED` set, so that an abort fails only this test. Returns `true` in
-/// the child (go ahead), `false` in the parent (done).
-fn isolated(name: &str) -> bool {
-    const ISOLATED: &str = "LAWN_RT_TEST_ISOLATED";
-    if std::env::var_os(ISOLATED).is_some() {
-        return true;
-    }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
-        .env(ISOLATED, "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "isolated run of {name} failed ({}):\n{stdout}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    false
-}
 
 /// How many thread-local destructors got through their use of timers.
 static TLS_DROPS_DONE: AtomicUsize = AtomicUsize::new(0);

@@ -96,3 +96,27 @@ pub fn assert_panics_with<R>(expected: &str, what: &str, f: impl FnOnce() -> R) 
         "{what}: panic message {message:?} does not contain {expected:?}"
     );
 }
+
+/// Runs the test `name` of this binary alone in a child process, with
+/// `ISOLATED` set: so that it sees a fallback driver no other test touched,
+/// or so that an abort fails only this test. Returns `true` in the child
+/// (go ahead), `false` in the parent (done).
+pub fn isolated(name: &str) -> bool {
+    const ISOLATED: &str = "LAWN_RT_TEST_ISOLATED";
+    if std::env::var_os(ISOLATED).is_some() {
+        return true;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(ISOLATED, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "isolated run of {name} failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    false
+}
