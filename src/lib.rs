@@ -49,10 +49,25 @@
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+// Lets `::lawn_rt::…` paths (the macros' expansions) resolve inside the
+// crate's own tests too.
+extern crate self as lawn_rt;
+
+mod coop;
 pub mod driver;
 pub mod lawn;
 mod loom;
+#[cfg(not(loom))]
+pub mod runtime;
+#[cfg(not(loom))]
+pub mod task;
 pub mod time;
+
+#[cfg(not(loom))]
+pub use task::spawn;
+
+#[cfg(all(feature = "macros", not(loom)))]
+pub use lawn_rt_macros::{main, test};
 
 /// The README's code blocks, compiled and run as doc tests.
 #[cfg(doctest)]

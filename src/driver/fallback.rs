@@ -35,7 +35,7 @@ mod global {
     use std::time::Duration;
 
     use super::*;
-    use crate::driver::clock::Clock;
+    use crate::driver::shared::Options;
     use crate::loom::{thread, Arc};
 
     static HANDLE: OnceLock<Handle> = OnceLock::new();
@@ -44,7 +44,12 @@ mod global {
     pub(crate) fn handle() -> Handle {
         HANDLE
             .get_or_init(|| Handle {
-                shared: Arc::new(Shared::new(Clock::new(Duration::from_millis(1)), true)),
+                shared: Arc::new(Shared::new(Options {
+                    resolution: Duration::from_millis(1),
+                    fallback: true,
+                    pausable: false,
+                    unpark: None,
+                })),
             })
             .clone()
     }

@@ -13,15 +13,29 @@ use super::clock::Tick;
 use super::shared::Shared;
 use crate::loom::{thread_local, Arc};
 
+/// What is entered on a thread.
+#[derive(Clone)]
+enum Entered {
+    Driver(Handle),
+    /// A runtime built without its time driver: timers must not silently
+    /// fall back to the global driver there.
+    TimeDisabled,
+}
+
 #[cfg(not(loom))]
 thread_local! {
-    static CONTEXT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static CONTEXT: RefCell<Option<Entered>> = const { RefCell::new(None) };
 }
 // loom's `thread_local!` takes no `const` initializer.
 #[cfg(loom)]
 thread_local! {
-    static CONTEXT: RefCell<Option<Handle>> = RefCell::new(None);
+    static CONTEXT: RefCell<Option<Entered>> = RefCell::new(None);
 }
+
+/// The panic message for a timer made inside a runtime without time.
+pub(crate) const TIME_DISABLED: &str =
+    "lawn_rt: timers need the time driver, but this runtime was \
+    built without it; call `enable_time()` or `enable_all()` on its `Builder`";
 
 /// A cheap, clonable reference to a timer driver.
 ///
@@ -59,7 +73,7 @@ pub struct Handle {
 /// ```
 #[must_use = "the handle is current only until the guard is dropped"]
 pub struct EnterGuard<'a> {
-    previous: Option<Handle>,
+    previous: Option<Entered>,
     _handle: PhantomData<&'a Handle>,
     _not_send: PhantomData<*const ()>,
 }
@@ -78,11 +92,15 @@ impl Handle {
     ///
     /// # Panics
     ///
-    /// Only under `cfg(loom)`, where there is no fallback driver and a model
-    /// must enter a handle first.
+    /// Inside a `lawn_rt` runtime built without its time driver (see
+    /// [`Builder::enable_time`](crate::runtime::Builder::enable_time)); and
+    /// under `cfg(loom)`, where there is no fallback driver and a model must
+    /// enter a handle first.
+    #[track_caller]
     pub fn current() -> Handle {
-        match Handle::try_entered() {
-            Some(handle) => handle,
+        match entered() {
+            Some(Entered::Driver(handle)) => handle,
+            Some(Entered::TimeDisabled) => panic!("{TIME_DISABLED}"),
             None => super::fallback::handle(),
         }
     }
@@ -102,10 +120,10 @@ impl Handle {
     pub fn try_entered() -> Option<Handle> {
         // `try_with`: timers used from a thread-local destructor see no
         // context (and so use the fallback) instead of aborting.
-        CONTEXT
-            .try_with(|context| context.borrow().clone())
-            .ok()
-            .flatten()
+        match entered() {
+            Some(Entered::Driver(handle)) => Some(handle),
+            _ => None,
+        }
     }
 
     /// Makes this handle current on this thread until the guard drops.
@@ -123,12 +141,7 @@ impl Handle {
     /// assert!(!Handle::current().same_driver(driver.handle()));
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
-        let previous = CONTEXT.with(|context| context.borrow_mut().replace(self.clone()));
-        EnterGuard {
-            previous,
-            _handle: PhantomData,
-            _not_send: PhantomData,
-        }
+        enter(Entered::Driver(self.clone()))
     }
 
     /// Whether `self` and `other` refer to the same driver.
@@ -221,7 +234,34 @@ impl Handle {
 #[inline]
 pub(crate) fn entered_now() -> Option<StdInstant> {
     CONTEXT
-        .try_with(|context| context.borrow().as_ref().map(Handle::now))
+        .try_with(|context| match &*context.borrow() {
+            Some(Entered::Driver(handle)) => Some(handle.now()),
+            _ => None,
+        })
+        .ok()
+        .flatten()
+}
+
+/// Marks this thread as inside a runtime without time until the guard
+/// drops: [`Handle::current`] panics there instead of using the fallback.
+pub(crate) fn enter_time_disabled() -> EnterGuard<'static> {
+    enter(Entered::TimeDisabled)
+}
+
+fn enter<'a>(entered: Entered) -> EnterGuard<'a> {
+    let previous = CONTEXT.with(|context| context.borrow_mut().replace(entered));
+    EnterGuard {
+        previous,
+        _handle: PhantomData,
+        _not_send: PhantomData,
+    }
+}
+
+/// What is entered on this thread (`None` also in a thread-local
+/// destructor: timers used there get the fallback instead of aborting).
+fn entered() -> Option<Entered> {
+    CONTEXT
+        .try_with(|context| context.borrow().clone())
         .ok()
         .flatten()
 }

@@ -50,13 +50,14 @@ use std::time::{Duration, Instant as StdInstant};
 
 pub(crate) use clock::{checked_add_or_far, Tick, FAR_FUTURE};
 pub use error::Error;
-pub(crate) use handle::entered_now;
+pub(crate) use handle::{enter_time_disabled, entered_now};
 pub use handle::{EnterGuard, Handle};
 pub(crate) use shared::Registered;
 
 use crate::loom::Arc;
-use clock::{Clock, MAX_RESOLUTION};
-use shared::Shared;
+use clock::MAX_RESOLUTION;
+use shared::{Options, Shared};
+pub(crate) use shared::{Park, Shared as SharedDriver};
 
 /// A timer driver: owns the timers of the handles cloned from it and fires
 /// them when told to. Dropping it shuts it down.
@@ -107,21 +108,39 @@ impl Driver {
     /// assert!(Driver::with_resolution(Duration::from_micros(50)).is_ok());
     /// ```
     pub fn with_resolution(resolution: Duration) -> io::Result<Driver> {
-        if resolution.is_zero() || resolution > MAX_RESOLUTION {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "lawn_rt: timer resolution must be between 1 ns and 1 s, got {resolution:?}"
-                ),
-            ));
-        }
+        check_resolution(resolution)?;
         Ok(Driver::build(resolution))
     }
 
     fn build(resolution: Duration) -> Driver {
+        Driver::with_options(Options {
+            resolution,
+            fallback: false,
+            pausable: false,
+            unpark: None,
+        })
+    }
+
+    /// A driver for a runtime: `unpark` wakes the runtime's parked event
+    /// loop; `pausable` lets `time::pause` pause it. `resolution` must have
+    /// passed [`check_resolution`].
+    pub(crate) fn for_runtime(
+        resolution: Duration,
+        pausable: bool,
+        unpark: Box<dyn Fn() + Send + Sync>,
+    ) -> Driver {
+        Driver::with_options(Options {
+            resolution,
+            fallback: false,
+            pausable,
+            unpark: Some(unpark),
+        })
+    }
+
+    fn with_options(options: Options) -> Driver {
         Driver {
             handle: Handle {
-                shared: Arc::new(Shared::new(Clock::new(resolution), false)),
+                shared: Arc::new(Shared::new(options)),
             },
         }
     }
@@ -328,6 +347,18 @@ impl Driver {
     pub fn allocated_bytes(&self) -> usize {
         self.handle.shared.allocated_bytes()
     }
+}
+
+/// Checks a timer resolution: an `InvalidInput` error naming the value
+/// unless it is within 1 ns..=1 s.
+pub(crate) fn check_resolution(resolution: Duration) -> io::Result<()> {
+    if resolution.is_zero() || resolution > MAX_RESOLUTION {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("lawn_rt: timer resolution must be between 1 ns and 1 s, got {resolution:?}"),
+        ));
+    }
+    Ok(())
 }
 
 impl Default for Driver {

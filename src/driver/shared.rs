@@ -36,9 +36,13 @@ pub(crate) struct Shared {
     /// Whether this is the fallback driver, whose thread starts on the first
     /// registration.
     pub(crate) fallback: bool,
+    /// Whether `time::pause` may pause this driver (a current-thread
+    /// runtime's; see [`Options`]).
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))]
+    pub(crate) pausable: bool,
     pub(super) inner: Mutex<Inner>,
-    /// Signalled when the parked driver must look again.
-    unpark: Condvar,
+    /// How the parked driver is told to look again.
+    unpark: Unpark,
     /// The wake batch in flight, if any (see `batch.rs`).
     pub(super) batch: Batch,
     /// Set once the driver has shut down.
@@ -54,6 +58,34 @@ pub(super) struct Inner {
     pub(super) batch: super::batch::BatchState,
 }
 
+/// How a parked driver is woken: its own condition variable (the driver
+/// parks in [`Shared::park`]), or a hook given by the event loop that parks
+/// elsewhere (a runtime's `mio::Waker`).
+pub(crate) enum Unpark {
+    Condvar(Condvar),
+    Hook(Box<dyn Fn() + Send + Sync>),
+}
+
+/// How a driver is made (crate-internal: runtimes and the fallback).
+pub(crate) struct Options {
+    pub(crate) resolution: Duration,
+    pub(crate) fallback: bool,
+    pub(crate) pausable: bool,
+    /// `None`: park on a condition variable in [`Shared::park`].
+    pub(crate) unpark: Option<Box<dyn Fn() + Send + Sync>>,
+}
+
+/// What the thread about to park should do (see [`Shared::begin_park`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Park {
+    /// Do not block: a timer is due, an unpark came, or the driver shut
+    /// down.
+    Skip,
+    /// Block until this instant at the latest (`None`: until unparked),
+    /// then call [`Shared::end_park`].
+    Until(Option<StdInstant>),
+}
+
 /// What a registration found.
 pub(crate) enum Registered {
     /// Filed under this key, due at this tick; the waker is called then.
@@ -63,10 +95,11 @@ pub(crate) enum Registered {
 }
 
 impl Shared {
-    pub(crate) fn new(clock: Clock, fallback: bool) -> Shared {
+    pub(crate) fn new(options: Options) -> Shared {
         Shared {
-            clock,
-            fallback,
+            clock: Clock::new(options.resolution),
+            fallback: options.fallback,
+            pausable: options.pausable,
             inner: Mutex::new(Inner {
                 lawn: Lawn::new(),
                 shutdown: false,
@@ -74,7 +107,10 @@ impl Shared {
                 notified: false,
                 batch: Default::default(),
             }),
-            unpark: Condvar::new(),
+            unpark: match options.unpark {
+                Some(hook) => Unpark::Hook(hook),
+                None => Unpark::Condvar(Condvar::new()),
+            },
             batch: Batch::new(),
             shut_down: AtomicBool::new(false),
         }
@@ -108,7 +144,7 @@ impl Shared {
         let unpark = inner.lower_parked_until(due);
         drop(inner);
         if unpark {
-            self.unpark.notify_one();
+            self.wake_parked();
         }
         Ok(Registered::Pending(key, Tick(due)))
     }
@@ -143,7 +179,7 @@ impl Shared {
         let unpark = inner.lower_parked_until(due);
         drop(inner);
         if unpark {
-            self.unpark.notify_one();
+            self.wake_parked();
         }
         Ok(Some(Tick(due)))
     }
@@ -216,11 +252,53 @@ impl Shared {
     /// be due, an earlier timer is registered, [`unpark`](Shared::unpark) is
     /// called (also if it was called since the last park), `max` has
     /// passed, or the driver shuts down. Returns at once if a timer is due.
-    /// One thread parks a driver at a time.
+    /// One thread parks a driver at a time. Only for a driver that parks on
+    /// its condition variable (no unpark hook).
     pub(crate) fn park(&self, max: Option<Duration>) {
+        let Unpark::Condvar(condvar) = &self.unpark else {
+            unreachable!("lawn_rt: a driver with an unpark hook is parked by its event loop");
+        };
+        let mut inner = lock(&self.inner);
+        inner = match self.plan_park(&mut inner, max) {
+            Park::Skip => return,
+            Park::Until(Some(until)) => {
+                let left = until.saturating_duration_since(self.clock.now());
+                wait_timeout(condvar, inner, left)
+            }
+            Park::Until(None) => wait(condvar, inner),
+        };
+        inner.end_park();
+    }
+
+    /// The first half of parking for an event loop that blocks elsewhere
+    /// (in `mio::Poll`, say): says how long it may block, and from now on
+    /// a registration due earlier than that calls the unpark hook. The loop
+    /// must call [`end_park`](Shared::end_park) once it stops blocking.
+    pub(crate) fn begin_park(&self, max: Option<Duration>) -> Park {
+        let mut inner = lock(&self.inner);
+        self.plan_park(&mut inner, max)
+    }
+
+    /// [`begin_park`](Shared::begin_park) for a paused clock: the event loop
+    /// blocks with no deadline (paused time does not pass by itself), and
+    /// any registration unparks it.
+    pub(crate) fn begin_park_paused(&self) -> Park {
         let mut inner = lock(&self.inner);
         if inner.shutdown || std::mem::take(&mut inner.notified) {
-            return;
+            return Park::Skip;
+        }
+        inner.parked_until = Some(u64::MAX);
+        Park::Until(None)
+    }
+
+    /// The second half of [`begin_park`](Shared::begin_park).
+    pub(crate) fn end_park(&self) {
+        lock(&self.inner).end_park();
+    }
+
+    fn plan_park(&self, inner: &mut Inner, max: Option<Duration>) -> Park {
+        if inner.shutdown || std::mem::take(&mut inner.notified) {
+            return Park::Skip;
         }
         let now = self.clock.now();
         let wait_for = match inner.lawn.next_deadline() {
@@ -228,7 +306,7 @@ impl Shared {
                 let at = self.clock.instant_of(Tick(next));
                 match at.checked_duration_since(now) {
                     Some(d) if !d.is_zero() => Some(max.map_or(d, |max| max.min(d))),
-                    _ => return,
+                    _ => return Park::Skip,
                 }
             }
             None => {
@@ -237,24 +315,27 @@ impl Shared {
                 max
             }
         };
-        let until = match wait_for {
-            Some(d) => self.clock.tick_ceil(checked_add_or_far(now, d)).0,
-            None => u64::MAX,
-        };
-        inner.parked_until = Some(until);
-        inner = match wait_for {
-            Some(d) => wait_timeout(&self.unpark, inner, d),
-            None => wait(&self.unpark, inner),
-        };
-        inner.parked_until = None;
-        inner.notified = false;
+        if wait_for.is_some_and(|d| d.is_zero()) {
+            return Park::Skip;
+        }
+        let until = wait_for.map(|d| checked_add_or_far(now, d));
+        inner.parked_until = Some(until.map_or(u64::MAX, |at| self.clock.tick_ceil(at).0));
+        Park::Until(until)
     }
 
-    /// Wakes the thread in [`park`](Shared::park), or makes its next park
+    /// Wakes the thread in [`park`](Shared::park) (or the event loop parked
+    /// after [`begin_park`](Shared::begin_park)), or makes the next park
     /// return at once.
     pub(crate) fn unpark(&self) {
         lock(&self.inner).notified = true;
-        self.unpark.notify_all();
+        self.wake_parked();
+    }
+
+    fn wake_parked(&self) {
+        match &self.unpark {
+            Unpark::Condvar(condvar) => condvar.notify_all(),
+            Unpark::Hook(hook) => hook(),
+        }
     }
 
     /// Shuts the driver down: wakes (and so drops) every stored waker, so
@@ -269,7 +350,7 @@ impl Shared {
         self.shut_down.store(true, Ordering::Release);
         let mut lawn = std::mem::take(&mut inner.lawn);
         drop(inner);
-        self.unpark.notify_all();
+        self.wake_parked();
         while let Some((_, waker)) = lawn.pop_expired(u64::MAX) {
             waker.wake();
         }
@@ -287,6 +368,11 @@ impl Shared {
 }
 
 impl Inner {
+    fn end_park(&mut self) {
+        self.parked_until = None;
+        self.notified = false;
+    }
+
     /// Lowers `parked_until` to `due` if the parked driver would wake later;
     /// returns whether it must be unparked.
     #[inline]

@@ -135,6 +135,7 @@ pub struct Interval {
 }
 
 impl Interval {
+    #[track_caller]
     fn new(start: Instant, period: Duration) -> Interval {
         Interval {
             delay: Box::pin(sleep_until(start)),

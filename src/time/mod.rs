@@ -40,11 +40,15 @@
 pub mod error;
 mod instant;
 mod interval;
+#[cfg(all(feature = "test-util", not(loom)))]
+mod pause;
 mod sleep;
 mod timeout;
 
 pub use instant::Instant;
 pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
+#[cfg(all(feature = "test-util", not(loom)))]
+pub use pause::{advance, pause, resume, Advance};
 pub use sleep::{sleep, sleep_until, Sleep};
 pub use std::time::Duration;
 pub use timeout::{timeout, timeout_at, Timeout};

@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::coop;
 use crate::driver::{Error, Handle, Registered, Tick};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
@@ -39,6 +40,7 @@ use crate::time::Instant;
 ///
 /// Dropping a `Sleep` cancels it in O(1); its waker is not called after the
 /// drop returns.
+#[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
     let handle = Handle::current();
     let now = handle.now();
@@ -70,6 +72,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// # Cancel safety
 ///
 /// As for [`sleep`].
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(Handle::current(), deadline, UNKNOWN)
 }
@@ -325,7 +328,14 @@ impl Future for Sleep {
     ///
     /// If the sleep's driver has shut down (its runtime was dropped).
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.poll_elapsed(cx)
+        // Inside a runtime, a task that has completed its budget of leaf
+        // futures this poll is made to yield (see `crate::coop`).
+        std::task::ready!(coop::poll_proceed(cx));
+        let polled = self.poll_elapsed(cx);
+        if polled.is_ready() {
+            coop::made_progress();
+        }
+        polled
     }
 }
 

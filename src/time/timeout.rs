@@ -5,6 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::coop;
 use crate::time::error::Elapsed;
 use crate::time::{sleep, sleep_until, Instant, Sleep};
 
@@ -32,6 +33,7 @@ use crate::time::{sleep, sleep_until, Instant, Sleep};
 /// # Cancel safety
 ///
 /// Dropping the `Timeout` drops the inner future and cancels the timer.
+#[track_caller]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(future.into_future(), sleep(duration))
 }
@@ -54,6 +56,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 /// # Cancel safety
 ///
 /// As for [`timeout`].
+#[track_caller]
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(future.into_future(), sleep_until(deadline))
 }
@@ -131,9 +134,17 @@ impl<T: Future> Future for Timeout<T> {
     /// If the timer's driver has shut down, as [`Sleep`] does.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
+        let had_budget = coop::has_budget_left();
         if let Poll::Ready(output) = this.value.poll(cx) {
             return Poll::Ready(Ok(output));
         }
-        this.delay.poll(cx).map(|()| Err(Elapsed::new()))
+        let poll_delay = || this.delay.poll(cx).map(|()| Err(Elapsed::new()));
+        if had_budget && !coop::has_budget_left() {
+            // The inner future spent the budget: the deadline must still be
+            // seen, or a busy inner future would never time out.
+            coop::with_budget(None, poll_delay)
+        } else {
+            poll_delay()
+        }
     }
 }

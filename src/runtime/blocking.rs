@@ -1,0 +1,220 @@
+//! The blocking pool behind `spawn_blocking`: up to `max_threads` threads,
+//! started on demand, each leaving after `keep_alive` without work.
+//!
+//! Ground rules: `state` (one mutex) guards the queue and the counts. A
+//! spawner wakes an idle thread only if more threads idle than were already
+//! notified, else starts a thread if below the cap, else leaves the task
+//! queued for the next free thread. Shutdown cancels queued tasks and waits
+//! (up to a timeout) for running ones; threads that have exited are joined.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::{Duration, Instant as StdInstant};
+
+use super::scheduler::InflightGuard;
+use super::task::TaskRef;
+use super::Handle;
+use crate::coop;
+use crate::loom::{lock, wait, wait_timeout};
+
+pub(crate) struct Pool {
+    shared: Arc<PoolShared>,
+}
+
+struct PoolShared {
+    state: Mutex<State>,
+    /// Signalled when a task is queued (or at shutdown).
+    work: Condvar,
+    /// Signalled when a thread exits.
+    exited: Condvar,
+    max_threads: usize,
+    keep_alive: Duration,
+    thread_name: String,
+    stack_size: Option<usize>,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<TaskRef>,
+    threads: usize,
+    idle: usize,
+    notified: usize,
+    shutdown: bool,
+    handles: Vec<thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    pub(crate) fn new(
+        max_threads: usize,
+        keep_alive: Duration,
+        thread_name: String,
+        stack_size: Option<usize>,
+    ) -> Pool {
+        Pool {
+            shared: Arc::new(PoolShared {
+                state: Mutex::new(State::default()),
+                work: Condvar::new(),
+                exited: Condvar::new(),
+                max_threads,
+                keep_alive,
+                thread_name,
+                stack_size,
+            }),
+        }
+    }
+
+    /// Queues `task` (already marked scheduled) to run on a pool thread
+    /// with `runtime` entered there.
+    #[track_caller]
+    pub(crate) fn spawn(&self, task: TaskRef, runtime: &Handle) {
+        let mut state = lock(&self.shared.state);
+        if state.shutdown {
+            drop(state);
+            task.shutdown();
+            return;
+        }
+        state.queue.push_back(task);
+        if state.idle > state.notified {
+            state.notified += 1;
+            drop(state);
+            self.shared.work.notify_one();
+            return;
+        }
+        if state.threads >= self.shared.max_threads {
+            return; // the next thread to finish takes it
+        }
+        state.handles.retain(|handle| !handle.is_finished());
+        match self.start_thread(runtime.clone()) {
+            Ok(handle) => {
+                state.threads += 1;
+                state.handles.push(handle);
+            }
+            Err(err) if state.threads == 0 => {
+                let queued = std::mem::take(&mut state.queue);
+                drop(state);
+                drop(queued);
+                panic!("lawn_rt: cannot start a blocking-pool thread for `spawn_blocking`: {err}");
+            }
+            Err(_) => {} // a running thread will take it
+        }
+    }
+
+    fn start_thread(&self, runtime: Handle) -> io::Result<thread::JoinHandle<()>> {
+        let shared = self.shared.clone();
+        let mut builder = thread::Builder::new().name(self.shared.thread_name.clone());
+        if let Some(size) = self.shared.stack_size {
+            builder = builder.stack_size(size);
+        }
+        builder.spawn(move || {
+            let _entered = runtime.enter();
+            shared.work_loop();
+        })
+    }
+
+    /// Cancels queued tasks and waits up to `timeout` (`None`: without
+    /// limit) for running ones; joins the threads if they all exited.
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        let queued = {
+            let mut state = lock(&self.shared.state);
+            state.shutdown = true;
+            std::mem::take(&mut state.queue)
+        };
+        self.shared.work.notify_all();
+        for task in queued {
+            task.shutdown();
+        }
+        let deadline = timeout.and_then(|t| StdInstant::now().checked_add(t));
+        let mut state = lock(&self.shared.state);
+        while state.threads > 0 {
+            state = match (timeout, deadline) {
+                (None, _) | (Some(_), None) => wait(&self.shared.exited, state),
+                (Some(_), Some(deadline)) => {
+                    let left = deadline.saturating_duration_since(StdInstant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    wait_timeout(&self.shared.exited, state, left)
+                }
+            };
+        }
+        let handles = std::mem::take(&mut state.handles);
+        let all_exited = state.threads == 0;
+        drop(state);
+        if all_exited {
+            for handle in handles {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
+impl PoolShared {
+    fn work_loop(&self) {
+        let mut state = lock(&self.state);
+        loop {
+            while let Some(task) = state.queue.pop_front() {
+                drop(state);
+                task.run();
+                state = lock(&self.state);
+            }
+            if state.shutdown {
+                break;
+            }
+            state.idle += 1;
+            let before = StdInstant::now();
+            state = wait_timeout(&self.work, state, self.keep_alive);
+            state.idle -= 1;
+            if state.notified > 0 {
+                state.notified -= 1;
+                continue;
+            }
+            if state.shutdown {
+                break;
+            }
+            if state.queue.is_empty() && before.elapsed() >= self.keep_alive {
+                break;
+            }
+        }
+        state.threads -= 1;
+        drop(state);
+        self.exited.notify_all();
+    }
+}
+
+/// The future of a blocking task: runs the closure on its first poll.
+pub(crate) struct BlockingTask<F> {
+    func: Option<F>,
+    _inflight: InflightGuard,
+}
+
+impl<F> BlockingTask<F> {
+    pub(crate) fn new(func: F, inflight: InflightGuard) -> BlockingTask<F> {
+        BlockingTask {
+            func: Some(func),
+            _inflight: inflight,
+        }
+    }
+}
+
+impl<F> Unpin for BlockingTask<F> {}
+
+impl<F, R> Future for BlockingTask<F>
+where
+    F: FnOnce() -> R,
+{
+    type Output = R;
+
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
+        let func = self
+            .func
+            .take()
+            .expect("lawn_rt: a blocking task is polled once");
+        // Blocking code has no budget to respect.
+        Poll::Ready(coop::with_budget(None, func))
+    }
+}

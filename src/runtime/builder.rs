@@ -1,0 +1,323 @@
+//! [`Builder`]: how a [`Runtime`] is configured.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::blocking;
+use super::park::Parker;
+use super::scheduler::Inner;
+use super::{Handle, Runtime};
+use crate::driver::{check_resolution, Driver};
+
+/// The runtime's default tick: deadlines round up to a multiple of it.
+/// Finer than tokio's millisecond, so short sleeps wake close to their
+/// deadline (the park loop wakes at the tick itself, through a timerfd).
+pub const DEFAULT_TIMER_RESOLUTION: Duration = Duration::from_micros(100);
+
+/// Builds a [`Runtime`] with custom settings; like `tokio::runtime::Builder`.
+///
+/// Impossible settings (a timer resolution of zero or above one second,
+/// `start_paused(true)` without the time driver, no blocking threads, a
+/// thread name with a NUL byte) make [`build`](Builder::build) return an
+/// `InvalidInput` error that names the setting.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Builder;
+/// use lawn_rt::time::{sleep, Duration};
+///
+/// let rt = Builder::new_current_thread()
+///     .enable_all()
+///     .timer_resolution(Duration::from_micros(50))
+///     .build()
+///     .unwrap();
+/// rt.block_on(sleep(Duration::from_micros(200)));
+///
+/// let err = Builder::new_current_thread()
+///     .timer_resolution(Duration::ZERO)
+///     .build()
+///     .unwrap_err();
+/// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+/// ```
+#[derive(Clone)]
+pub struct Builder {
+    enable_time: bool,
+    enable_io: bool,
+    timer_resolution: Duration,
+    start_paused: bool,
+    thread_name: String,
+    thread_stack_size: Option<usize>,
+    max_blocking_threads: usize,
+    thread_keep_alive: Duration,
+}
+
+impl Builder {
+    /// A builder for a runtime that runs every task on the thread that
+    /// calls [`Runtime::block_on`]. Neither time nor I/O is enabled until
+    /// asked for.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.block_on(async { 7 }), 7);
+    /// ```
+    pub fn new_current_thread() -> Builder {
+        Builder {
+            enable_time: false,
+            enable_io: false,
+            timer_resolution: DEFAULT_TIMER_RESOLUTION,
+            start_paused: false,
+            thread_name: "lawn-rt-blocking".to_string(),
+            thread_stack_size: None,
+            max_blocking_threads: 64,
+            thread_keep_alive: Duration::from_secs(10),
+        }
+    }
+
+    /// Enables the time driver: [`sleep`](crate::time::sleep),
+    /// [`timeout`](crate::time::timeout) and
+    /// [`interval`](crate::time::interval) inside the runtime use it.
+    /// Without it they panic there, saying so.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(sleep(Duration::from_millis(1)));
+    /// ```
+    pub fn enable_time(&mut self) -> &mut Builder {
+        self.enable_time = true;
+        self
+    }
+
+    /// Enables the I/O driver. The park loop polls mio either way; this
+    /// flag is what `lawn_rt::net` (a later release) will require.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_io().build();
+    /// assert!(rt.is_ok());
+    /// ```
+    pub fn enable_io(&mut self) -> &mut Builder {
+        self.enable_io = true;
+        self
+    }
+
+    /// Enables both the time and the I/O driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build();
+    /// assert!(rt.is_ok());
+    /// ```
+    pub fn enable_all(&mut self) -> &mut Builder {
+        self.enable_time().enable_io()
+    }
+
+    /// The time driver's tick (default [`DEFAULT_TIMER_RESOLUTION`], 100
+    /// µs): every deadline is rounded up to a whole tick, and the park loop
+    /// wakes at the tick. Must be within 1 ns..=1 s, else
+    /// [`build`](Builder::build) fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::Duration;
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .timer_resolution(Duration::from_millis(1))
+    ///     .build();
+    /// assert!(rt.is_ok());
+    /// ```
+    pub fn timer_resolution(&mut self, resolution: Duration) -> &mut Builder {
+        self.timer_resolution = resolution;
+        self
+    }
+
+    /// Starts the runtime with its clock paused (feature `test-util`); see
+    /// [`time::pause`](crate::time::pause). Needs the time driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{sleep, Duration, Instant};
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .start_paused(true)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     let start = Instant::now();
+    ///     sleep(Duration::from_secs(3600)).await; // returns at once
+    ///     assert_eq!(start.elapsed(), Duration::from_secs(3600));
+    /// });
+    /// ```
+    #[cfg(feature = "test-util")]
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Builder {
+        self.start_paused = start_paused;
+        self
+    }
+
+    /// The name of the runtime's threads (its blocking pool's; default
+    /// `lawn-rt-blocking`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .thread_name("my-blocking")
+    ///     .build()
+    ///     .unwrap();
+    /// let name = rt.block_on(rt.spawn_blocking(|| {
+    ///     std::thread::current().name().map(str::to_owned)
+    /// }));
+    /// assert_eq!(name.unwrap().as_deref(), Some("my-blocking"));
+    /// ```
+    pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
+        self.thread_name = name.into();
+        self
+    }
+
+    /// The stack size of the runtime's threads, in bytes (default: std's).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .thread_stack_size(4 << 20)
+    ///     .build();
+    /// assert!(rt.is_ok());
+    /// ```
+    pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
+        self.thread_stack_size = Some(bytes);
+        self
+    }
+
+    /// The most threads [`spawn_blocking`](crate::task::spawn_blocking) runs
+    /// at once (default 64); more tasks wait in a queue. Zero makes
+    /// [`build`](Builder::build) fail.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .max_blocking_threads(2)
+    ///     .build();
+    /// assert!(rt.is_ok());
+    /// ```
+    pub fn max_blocking_threads(&mut self, threads: usize) -> &mut Builder {
+        self.max_blocking_threads = threads;
+        self
+    }
+
+    /// How long an idle blocking thread waits for work before it exits
+    /// (default 10 s).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::Duration;
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .thread_keep_alive(Duration::from_millis(100))
+    ///     .build();
+    /// assert!(rt.is_ok());
+    /// ```
+    pub fn thread_keep_alive(&mut self, keep_alive: Duration) -> &mut Builder {
+        self.thread_keep_alive = keep_alive;
+        self
+    }
+
+    /// Builds the runtime: its event loop (an epoll instance, an eventfd
+    /// and, on Linux, a timerfd), its timer driver if enabled, and its
+    /// blocking pool (no thread until first used).
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for an impossible setting (see [`Builder`]); any
+    /// error the OS gives when creating the event loop.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// # drop(rt);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        self.check()?;
+        let (parker, unpark) = Parker::new()?;
+        let time = self.enable_time.then(|| {
+            let unpark = unpark.clone();
+            let driver = Driver::for_runtime(
+                self.timer_resolution,
+                true,
+                Box::new(move || unpark.unpark()),
+            );
+            if self.start_paused {
+                driver.pause();
+            }
+            driver
+        });
+        let blocking = blocking::Pool::new(
+            self.max_blocking_threads,
+            self.thread_keep_alive,
+            self.thread_name.clone(),
+            self.thread_stack_size,
+        );
+        let inner = Inner::new(parker, unpark, time, blocking, self.enable_io);
+        Ok(Runtime::from_handle(Handle {
+            inner: Arc::new(inner),
+        }))
+    }
+
+    fn check(&self) -> io::Result<()> {
+        let invalid = |message: String| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+        check_resolution(self.timer_resolution)?;
+        if self.start_paused && !self.enable_time {
+            return invalid(
+                "lawn_rt: `start_paused(true)` needs the time driver; call `enable_time()` or \
+                 `enable_all()` too"
+                    .into(),
+            );
+        }
+        if self.max_blocking_threads == 0 {
+            return invalid("lawn_rt: `max_blocking_threads` must be at least 1, got 0".into());
+        }
+        if self.thread_name.contains('\0') {
+            return invalid(format!(
+                "lawn_rt: `thread_name` must not contain a NUL byte, got {:?}",
+                self.thread_name
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("flavor", &"current_thread")
+            .field("enable_time", &self.enable_time)
+            .field("enable_io", &self.enable_io)
+            .field("timer_resolution", &self.timer_resolution)
+            .field("start_paused", &self.start_paused)
+            .field("thread_name", &self.thread_name)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("thread_keep_alive", &self.thread_keep_alive)
+            .finish()
+    }
+}

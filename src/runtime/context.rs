@@ -1,0 +1,97 @@
+//! The runtime's per-thread context: which runtime is entered (for
+//! `Handle::current` and `spawn`), and, on the thread driving a runtime,
+//! its local run queue.
+//!
+//! Ground rules: the local queue exists only while a thread drives a
+//! runtime (inside `block_on` holding the core); a task woken there is
+//! pushed to it without a lock. Borrows of the queue are brief (a push or
+//! a pop), never across a poll, so wakers called from a poll can push.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::task::Waker;
+
+use super::task::TaskRef;
+use super::Handle;
+
+/// The run queue of the runtime this thread drives.
+pub(crate) struct Local {
+    /// Which runtime (its `Inner`'s address).
+    owner: usize,
+    pub(crate) queue: VecDeque<TaskRef>,
+    /// Wakers of tasks that yielded: woken after the next park, so a task
+    /// that yields lets timers and I/O in first.
+    pub(crate) deferred: Vec<Waker>,
+}
+
+std::thread_local! {
+    static HANDLE: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
+}
+
+/// The runtime entered on this thread.
+pub(crate) fn current() -> Option<Handle> {
+    HANDLE.try_with(|h| h.borrow().clone()).ok().flatten()
+}
+
+/// Makes `handle` the entered runtime until the guard drops.
+pub(crate) fn enter(handle: Handle) -> HandleGuard {
+    HandleGuard(HANDLE.with(|h| h.borrow_mut().replace(handle)))
+}
+
+/// Restores the previously entered runtime when dropped.
+pub(crate) struct HandleGuard(Option<Handle>);
+
+impl Drop for HandleGuard {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        let _ = HANDLE.try_with(|h| *h.borrow_mut() = previous);
+    }
+}
+
+/// Whether this thread is driving some runtime right now.
+pub(crate) fn is_driving() -> bool {
+    LOCAL.try_with(|l| l.borrow().is_some()).unwrap_or(false)
+}
+
+/// Starts driving runtime `owner` on this thread with `queue`.
+pub(crate) fn start_driving(owner: usize, queue: VecDeque<TaskRef>) {
+    LOCAL.with(|l| {
+        *l.borrow_mut() = Some(Local {
+            owner,
+            queue,
+            deferred: Vec::new(),
+        })
+    });
+}
+
+/// Stops driving; returns the queue and the deferred wakers left.
+pub(crate) fn stop_driving() -> Option<Local> {
+    LOCAL.try_with(|l| l.borrow_mut().take()).ok().flatten()
+}
+
+/// Runs `f` on the local queue if this thread drives runtime `owner`.
+#[inline]
+pub(crate) fn with_local<R>(owner: usize, f: impl FnOnce(&mut Local) -> R) -> Option<R> {
+    LOCAL
+        .try_with(|l| match &mut *l.borrow_mut() {
+            Some(local) if local.owner == owner => Some(f(local)),
+            _ => None,
+        })
+        .ok()
+        .flatten()
+}
+
+/// Defers `waker` to after the next park if this thread drives a runtime;
+/// gives it back otherwise.
+pub(crate) fn defer(waker: &Waker) -> bool {
+    LOCAL
+        .try_with(|l| match &mut *l.borrow_mut() {
+            Some(local) => {
+                local.deferred.push(waker.clone());
+                true
+            }
+            None => false,
+        })
+        .unwrap_or(false)
+}

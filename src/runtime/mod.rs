@@ -1,0 +1,433 @@
+//! The runtime: a current-thread scheduler whose park loop is a mio poll
+//! plus the Lawn timer driver; like `tokio::runtime`.
+//!
+//! A [`Runtime`] runs the future given to [`block_on`](Runtime::block_on)
+//! and every task [`spawn`](crate::spawn)ed on it, on the calling thread.
+//! When no task is ready, the thread parks in epoll until the next timer
+//! deadline (woken at the deadline itself by a timerfd, not at the next
+//! whole millisecond), an I/O event, or a wake-up from another thread.
+//!
+//! ```
+//! use lawn_rt::runtime::Runtime;
+//! use lawn_rt::time::{sleep, timeout, Duration};
+//!
+//! let rt = Runtime::new().unwrap();
+//! let answer = rt.block_on(async {
+//!     let worker = lawn_rt::spawn(async {
+//!         sleep(Duration::from_millis(2)).await;
+//!         42
+//!     });
+//!     timeout(Duration::from_secs(1), worker).await.unwrap().unwrap()
+//! });
+//! assert_eq!(answer, 42);
+//! ```
+//!
+//! # Layers
+//!
+//! `scheduler.rs` (the park loop, queues, owned tasks) → `park.rs` (mio,
+//! timerfd) and `task/` (task state, join handles) → `blocking.rs` (the
+//! `spawn_blocking` pool). Only this module knows about mio.
+
+mod blocking;
+mod builder;
+pub(crate) mod context;
+mod park;
+mod scheduler;
+pub(crate) mod task;
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use builder::{Builder, DEFAULT_TIMER_RESOLUTION};
+use scheduler::Inner;
+use task::{JoinHandle, Schedule, TaskRef};
+
+/// A `lawn_rt` runtime: a current-thread scheduler, a Lawn timer driver
+/// and a blocking pool; like `tokio::runtime::Runtime`.
+///
+/// Dropping it drops every task (their futures, on the dropping thread)
+/// and every pending timer's waker, then waits for running blocking tasks;
+/// it leaks no thread or file descriptor. A timer polled after its runtime
+/// is gone panics, saying so.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Runtime;
+///
+/// let rt = Runtime::new().unwrap();
+/// let handle = rt.spawn(async { "done" });
+/// assert_eq!(rt.block_on(handle).unwrap(), "done");
+/// ```
+pub struct Runtime {
+    handle: Handle,
+}
+
+/// A cheap, clonable reference to a [`Runtime`]: spawn on it, enter it;
+/// like `tokio::runtime::Handle`.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::{Handle, Runtime};
+///
+/// let rt = Runtime::new().unwrap();
+/// let handle = rt.handle().clone();
+/// let join = std::thread::spawn(move || handle.spawn(async { 1 }));
+/// assert_eq!(rt.block_on(join.join().unwrap()).unwrap(), 1);
+/// ```
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// Keeps a runtime entered on this thread until dropped; see
+/// [`Runtime::enter`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// let guard: lawn_rt::runtime::EnterGuard<'_> = rt.enter();
+/// drop(guard);
+/// ```
+#[must_use = "the runtime is entered only until the guard is dropped"]
+pub struct EnterGuard<'a> {
+    // Dropped in this order: time context first, then the runtime's.
+    _time: crate::driver::EnterGuard<'a>,
+    _runtime: context::HandleGuard,
+}
+
+/// The error [`Handle::try_current`] gives outside a runtime.
+///
+/// # Examples
+///
+/// ```
+/// let err = lawn_rt::runtime::Handle::try_current().unwrap_err();
+/// assert!(err.to_string().contains("no lawn_rt runtime"));
+/// ```
+#[derive(Debug)]
+pub struct TryCurrentError(());
+
+const NO_RUNTIME: &str = "there is no lawn_rt runtime on this thread: call this from inside \
+    `Runtime::block_on`, a spawned task, or after `Runtime::enter`";
+
+impl Runtime {
+    /// A current-thread runtime with time and I/O enabled
+    /// (`Builder::new_current_thread().enable_all().build()`). Unlike
+    /// tokio's, it is not multi-threaded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// # drop(rt);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn new() -> std::io::Result<Runtime> {
+        Builder::new_current_thread().enable_all().build()
+    }
+
+    pub(crate) fn from_handle(handle: Handle) -> Runtime {
+        Runtime { handle }
+    }
+
+    /// Runs `future` to completion on this thread, running the runtime's
+    /// tasks, timers and I/O meanwhile, and returns its output. Several
+    /// threads may call it at once: one drives the runtime, the others
+    /// wait for their own future.
+    ///
+    /// # Panics
+    ///
+    /// If called from a thread that is already driving a runtime (from
+    /// inside a task or another `block_on`): `.await` the future there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(sleep(Duration::from_millis(1)));
+    /// ```
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        assert!(
+            !context::is_driving(),
+            "lawn_rt: cannot `block_on` inside a runtime: this thread is already driving \
+             asynchronous tasks; `.await` the future instead (or spawn it)"
+        );
+        let _entered = self.enter();
+        self.handle.inner.block_on(future)
+    }
+
+    /// Spawns `future` as a task on this runtime; see
+    /// [`Handle::spawn`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn(async { 2 + 2 });
+    /// assert_eq!(rt.block_on(handle).unwrap(), 4);
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs `func` on the runtime's blocking pool; see
+    /// [`task::spawn_blocking`](crate::task::spawn_blocking).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn_blocking(|| 6 * 7);
+    /// assert_eq!(rt.block_on(handle).unwrap(), 42);
+    /// ```
+    pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(func)
+    }
+
+    /// This runtime's handle.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let handle: &lawn_rt::runtime::Handle = rt.handle();
+    /// # drop(handle);
+    /// ```
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Enters the runtime on this thread until the guard drops: timers
+    /// created there use its driver, and [`spawn`](crate::spawn) and
+    /// [`Handle::current`] find it. Nothing runs until a `block_on`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let sleep = {
+    ///     let _entered = rt.enter();
+    ///     sleep(Duration::from_millis(1)) // bound to rt's driver
+    /// };
+    /// rt.block_on(sleep);
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.handle.enter()
+    }
+
+    /// Shuts the runtime down, waiting at most `timeout` for blocking tasks
+    /// that are running (those still queued are cancelled); the rest is as
+    /// for dropping it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::Duration;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.spawn_blocking(|| std::thread::sleep(Duration::from_millis(200)));
+    /// rt.shutdown_timeout(Duration::from_millis(10)); // returns after ~10 ms
+    /// ```
+    pub fn shutdown_timeout(self, timeout: Duration) {
+        self.shutdown(Some(timeout));
+    }
+
+    /// Shuts the runtime down without waiting for running blocking tasks
+    /// (`shutdown_timeout(Duration::ZERO)`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.shutdown_background();
+    /// ```
+    pub fn shutdown_background(self) {
+        self.shutdown(Some(Duration::ZERO));
+    }
+
+    fn shutdown(&self, timeout: Option<Duration>) {
+        // Futures dropped here may create or drop timers and tasks: give
+        // them the runtime's context (new tasks are cancelled at once).
+        let _entered = self.enter();
+        self.handle.inner.shutdown(timeout);
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+impl Handle {
+    /// The runtime entered on this thread.
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime, with a message saying so (at the caller's line);
+    /// [`try_current`](Handle::try_current) does not panic.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::runtime::Handle::current();
+    ///     handle.spawn(async {}).await.unwrap();
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn current() -> Handle {
+        match context::current() {
+            Some(handle) => handle,
+            None => panic!("lawn_rt: `Handle::current()`: {NO_RUNTIME}"),
+        }
+    }
+
+    /// The runtime entered on this thread, or an error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(lawn_rt::runtime::Handle::try_current().is_err());
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let _entered = rt.enter();
+    /// assert!(lawn_rt::runtime::Handle::try_current().is_ok());
+    /// ```
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        context::current().ok_or(TryCurrentError(()))
+    }
+
+    /// Spawns `future` as a task on this runtime, from any thread. It runs
+    /// when the runtime is driven (by a `block_on`); awaiting the returned
+    /// handle gives its output. If the runtime has shut down, the task is
+    /// cancelled at once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.handle().spawn(async { "hi" });
+    /// assert_eq!(rt.block_on(handle).unwrap(), "hi");
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (task, handle) = task::new_task(future, self.inner.clone() as Arc<dyn Schedule>);
+        if self.inner.bind(&task) {
+            self.inner.schedule(task);
+        }
+        handle
+    }
+
+    /// Runs `func` on this runtime's blocking pool; see
+    /// [`task::spawn_blocking`](crate::task::spawn_blocking).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.handle().spawn_blocking(|| "blocking");
+    /// assert_eq!(rt.block_on(handle).unwrap(), "blocking");
+    /// ```
+    pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let inflight = self.inner.blocking_started();
+        let future = blocking::BlockingTask::new(func, inflight);
+        let (task, handle) = task::new_task(future, Arc::new(Unscheduled));
+        self.inner.blocking.spawn(task, self);
+        handle
+    }
+
+    /// Enters the runtime on this thread; see [`Runtime::enter`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.handle().clone();
+    /// std::thread::spawn(move || {
+    ///     let _entered = handle.enter();
+    ///     let _join = lawn_rt::spawn(async {});
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        let runtime = context::enter(self.clone());
+        let time = match &self.inner.time {
+            Some(driver) => driver.handle().enter(),
+            None => crate::driver::enter_time_disabled(),
+        };
+        EnterGuard {
+            _time: time,
+            _runtime: runtime,
+        }
+    }
+}
+
+/// Where blocking tasks "go" when woken: they never are (they complete on
+/// their only poll), so nowhere.
+struct Unscheduled;
+
+impl Schedule for Unscheduled {
+    fn schedule(&self, task: TaskRef) {
+        drop(task);
+    }
+
+    fn release(&self, _owned: usize) {}
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("flavor", &"current_thread")
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("flavor", &"current_thread")
+            .field("time", &self.inner.time.is_some())
+            .field("io", &self.inner.io_enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for EnterGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterGuard").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "lawn_rt: {NO_RUNTIME}")
+    }
+}
+
+impl std::error::Error for TryCurrentError {}

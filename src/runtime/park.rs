@@ -1,0 +1,169 @@
+//! Where the runtime thread blocks: a `mio::Poll`, a `mio::Waker` other
+//! threads use to wake it, and (on Linux) a timerfd for wake-ups at the
+//! timer deadline itself.
+//!
+//! epoll's own timeout counts whole milliseconds (mio rounds it up), so a
+//! 200 µs sleep would wake a millisecond late. Instead the park arms a
+//! timerfd (nanosecond resolution, no timer slack) for the deadline and
+//! polls with no timeout; the timerfd's readiness ends the poll. It is armed
+//! only when the deadline changes, so a busy park loop costs one
+//! `epoll_wait` per turn, not two system calls.
+//!
+//! Ground rules: only the thread that holds the runtime's core parks;
+//! [`Unpark`] is `Send + Sync` and may be used from anywhere.
+
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, Instant as StdInstant};
+
+use mio::{Events, Poll, Token};
+
+const WAKER: Token = Token(0);
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const TIMER: Token = Token(1);
+
+/// The blocking side, owned by the runtime's core.
+pub(crate) struct Parker {
+    poll: Poll,
+    events: Events,
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    timer: timerfd::TimerFd,
+}
+
+/// Wakes the parked thread (or makes its next park return at once).
+#[derive(Clone)]
+pub(crate) struct Unpark(Arc<mio::Waker>);
+
+impl Unpark {
+    pub(crate) fn unpark(&self) {
+        // Fails only if the eventfd is gone, i.e. the runtime is being torn
+        // down: nobody is left to wake.
+        let _ = self.0.wake();
+    }
+}
+
+impl Parker {
+    pub(crate) fn new() -> io::Result<(Parker, Unpark)> {
+        let poll = Poll::new()?;
+        let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let timer = timerfd::TimerFd::new(poll.registry(), TIMER)?;
+        let parker = Parker {
+            poll,
+            events: Events::with_capacity(256),
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            timer,
+        };
+        Ok((parker, Unpark(waker)))
+    }
+
+    /// Blocks until an unpark, an I/O event, or `until` (`None`: no
+    /// deadline). `until` at or before now polls without blocking.
+    pub(crate) fn park(&mut self, until: Option<StdInstant>) {
+        let timeout = match until {
+            None => None,
+            Some(until) => {
+                let now = StdInstant::now();
+                match until.checked_duration_since(now) {
+                    Some(left) if !left.is_zero() => self.arm(until, left),
+                    _ => Some(Duration::ZERO),
+                }
+            }
+        };
+        self.poll(timeout);
+    }
+
+    /// Polls for events without blocking.
+    pub(crate) fn poll_now(&mut self) {
+        self.poll(Some(Duration::ZERO));
+    }
+
+    fn poll(&mut self, timeout: Option<Duration>) {
+        if let Err(err) = self.poll.poll(&mut self.events, timeout) {
+            if err.kind() != io::ErrorKind::Interrupted {
+                panic!("lawn_rt: the runtime's event loop failed to poll: {err}");
+            }
+        }
+        for event in self.events.iter() {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            if event.token() == TIMER {
+                self.timer.fired();
+            }
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            let _ = event;
+        }
+    }
+
+    /// Arranges a wake-up at `until` (`left` from now); returns the poll
+    /// timeout to use.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn arm(&mut self, until: StdInstant, left: Duration) -> Option<Duration> {
+        match self.timer.arm(until, left) {
+            Ok(()) => None,
+            // Cannot arm: fall back to epoll's millisecond timeout.
+            Err(_) => Some(left),
+        }
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn arm(&mut self, _until: StdInstant, left: Duration) -> Option<Duration> {
+        Some(left)
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod timerfd {
+    use std::io;
+    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::time::{Duration, Instant as StdInstant};
+
+    use mio::unix::SourceFd;
+    use mio::{Interest, Registry, Token};
+    use rustix::time::{
+        timerfd_create, timerfd_settime, Itimerspec, TimerfdClockId, TimerfdFlags,
+        TimerfdTimerFlags, Timespec,
+    };
+
+    /// A one-shot timerfd on `CLOCK_MONOTONIC` (the clock `Instant` reads),
+    /// registered edge-triggered with the poll. Re-arming resets its count,
+    /// so it is never read.
+    pub(super) struct TimerFd {
+        fd: OwnedFd,
+        /// The instant it is armed for and has not yet reported.
+        armed: Option<StdInstant>,
+    }
+
+    impl TimerFd {
+        pub(super) fn new(registry: &Registry, token: Token) -> io::Result<TimerFd> {
+            let fd = timerfd_create(
+                TimerfdClockId::Monotonic,
+                TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+            )?;
+            registry.register(&mut SourceFd(&fd.as_raw_fd()), token, Interest::READABLE)?;
+            Ok(TimerFd { fd, armed: None })
+        }
+
+        pub(super) fn arm(&mut self, until: StdInstant, left: Duration) -> io::Result<()> {
+            if self.armed == Some(until) {
+                return Ok(());
+            }
+            let value = Itimerspec {
+                it_interval: Timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                },
+                it_value: Timespec {
+                    tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+                    tv_nsec: left.subsec_nanos().into(),
+                },
+            };
+            timerfd_settime(&self.fd, TimerfdTimerFlags::empty(), &value)?;
+            self.armed = Some(until);
+            Ok(())
+        }
+
+        pub(super) fn fired(&mut self) {
+            self.armed = None;
+        }
+    }
+}

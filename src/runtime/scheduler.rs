@@ -1,0 +1,490 @@
+//! The current-thread scheduler and its park loop (DESIGN.md, "The park
+//! loop"):
+//!
+//! ```text
+//! loop {
+//!     poll the block_on future if it was woken
+//!     run up to EVENT_INTERVAL ready tasks (each under a coop budget)
+//!     park: block until the next timer deadline (timerfd) or a wake-up if
+//!           nothing is ready, else only look for events (timeout zero)
+//!     fire every due timer (their tasks land in the local queue)
+//!     wake the tasks that yielded
+//! }
+//! ```
+//!
+//! Ground rules:
+//! - The *core* (the `Parker` and the local run queue) belongs to whichever
+//!   thread is in `block_on` and holds the seat; others wait for the seat,
+//!   polling their own future when it is woken.
+//! - A task woken on the driving thread goes to the local queue (no lock);
+//!   from elsewhere to the inject queue (a mutex), waking the parked
+//!   thread only if it is parked (`Inject::parked`, set under that mutex
+//!   after checking the queue and the block_on flag, so no wake-up is
+//!   lost).
+//! - Every spawned task is in `owned` until it completes, so shutdown can
+//!   drop every future; once closed, new tasks are cancelled at once.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use super::blocking;
+use super::context;
+use super::park::{Parker, Unpark};
+use super::task::{Schedule, TaskRef};
+use crate::coop;
+use crate::driver::{Driver, Park};
+use crate::loom::{lock, wait};
+
+/// Tasks run between two looks at timers and I/O (tokio's figure).
+const EVENT_INTERVAL: u32 = 61;
+/// Every this many tasks, the inject queue goes first (fairness for tasks
+/// woken from other threads).
+const INJECT_INTERVAL: u32 = 31;
+
+pub(crate) struct Inner {
+    inject: Mutex<Inject>,
+    /// Length of `inject.queue`, readable without the lock (a hint).
+    inject_len: AtomicUsize,
+    owned: Mutex<Owned>,
+    /// The core, when no thread drives the runtime.
+    seat: Mutex<Option<Core>>,
+    seat_free: Condvar,
+    unpark: Unpark,
+    pub(crate) time: Option<Driver>,
+    pub(crate) blocking: blocking::Pool,
+    /// Blocking tasks spawned and not yet finished: while there are any,
+    /// a paused clock does not auto-advance (tokio's rule).
+    blocking_inflight: AtomicUsize,
+    /// Whether `enable_io` was asked for (the net types will check it).
+    pub(crate) io_enabled: bool,
+}
+
+struct Inject {
+    queue: VecDeque<TaskRef>,
+    /// The driving thread is blocked in the poll (or about to be).
+    parked: bool,
+    closed: bool,
+}
+
+#[derive(Default)]
+struct Owned {
+    tasks: Vec<Option<TaskRef>>,
+    free: Vec<usize>,
+    closed: bool,
+}
+
+/// What the driving thread owns.
+pub(crate) struct Core {
+    parker: Parker,
+    queue: VecDeque<TaskRef>,
+}
+
+impl Inner {
+    pub(crate) fn new(
+        parker: Parker,
+        unpark: Unpark,
+        time: Option<Driver>,
+        blocking: blocking::Pool,
+        io_enabled: bool,
+    ) -> Inner {
+        Inner {
+            inject: Mutex::new(Inject {
+                queue: VecDeque::new(),
+                parked: false,
+                closed: false,
+            }),
+            inject_len: AtomicUsize::new(0),
+            owned: Mutex::new(Owned::default()),
+            seat: Mutex::new(Some(Core {
+                parker,
+                queue: VecDeque::new(),
+            })),
+            seat_free: Condvar::new(),
+            unpark,
+            time,
+            blocking,
+            blocking_inflight: AtomicUsize::new(0),
+            io_enabled,
+        }
+    }
+
+    fn id(&self) -> usize {
+        self as *const Inner as usize
+    }
+
+    /// Adds a new task to the owned set; `false` (and the task cancelled)
+    /// if the runtime has shut down.
+    pub(crate) fn bind(&self, task: &TaskRef) -> bool {
+        let mut owned = lock(&self.owned);
+        if owned.closed {
+            drop(owned);
+            task.clone().shutdown();
+            return false;
+        }
+        let index = match owned.free.pop() {
+            Some(index) => {
+                owned.tasks[index] = Some(task.clone());
+                index
+            }
+            None => {
+                owned.tasks.push(Some(task.clone()));
+                owned.tasks.len() - 1
+            }
+        };
+        task.set_owned(index);
+        true
+    }
+
+    /// Counts a blocking task in (see `blocking_inflight`); the guard
+    /// counts it out.
+    pub(crate) fn blocking_started(self: &Arc<Inner>) -> InflightGuard {
+        self.blocking_inflight.fetch_add(1, SeqCst);
+        InflightGuard(self.clone())
+    }
+
+    fn push_remote(&self, task: TaskRef) {
+        let mut inject = lock(&self.inject);
+        if inject.closed {
+            drop(inject);
+            drop(task);
+            return;
+        }
+        inject.queue.push_back(task);
+        self.inject_len.store(inject.queue.len(), Relaxed);
+        let wake = std::mem::take(&mut inject.parked);
+        drop(inject);
+        if wake {
+            self.unpark.unpark();
+        }
+    }
+
+    /// Wakes the driving thread if it is parked.
+    fn notify_parked(&self) {
+        let wake = std::mem::take(&mut lock(&self.inject).parked);
+        if wake {
+            self.unpark.unpark();
+        }
+    }
+
+    fn take_inject(&self, all: bool) -> VecDeque<TaskRef> {
+        let mut inject = lock(&self.inject);
+        let taken = if all {
+            std::mem::take(&mut inject.queue)
+        } else {
+            inject.queue.pop_front().into_iter().collect()
+        };
+        self.inject_len.store(inject.queue.len(), Relaxed);
+        taken
+    }
+
+    /// Runs `future` to completion on this thread, driving the runtime's
+    /// tasks, timers and I/O meanwhile (or, while another thread drives
+    /// it, waiting for the seat).
+    pub(crate) fn block_on<F: Future>(self: &Arc<Inner>, future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let signal = Arc::new(Signal {
+            woken: AtomicBool::new(true),
+            inner: self.clone(),
+        });
+        let waker = Waker::from(signal.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut seat = lock(&self.seat);
+        let core = loop {
+            if let Some(core) = seat.take() {
+                break core;
+            }
+            if signal.woken.swap(false, SeqCst) {
+                drop(seat);
+                if let Poll::Ready(out) = poll_budgeted(future.as_mut(), &mut cx) {
+                    return out;
+                }
+                seat = lock(&self.seat);
+                continue;
+            }
+            seat = wait(&self.seat_free, seat);
+        };
+        drop(seat);
+        let mut driving = Driving::start(self, core);
+        self.drive(driving.core(), future, &signal, &mut cx)
+    }
+
+    fn drive<F: Future>(
+        &self,
+        core: &mut Core,
+        mut future: Pin<&mut F>,
+        signal: &Signal,
+        cx: &mut Context<'_>,
+    ) -> F::Output {
+        loop {
+            if signal.woken.swap(false, SeqCst) {
+                if let Poll::Ready(out) = poll_budgeted(future.as_mut(), cx) {
+                    return out;
+                }
+            }
+            let mut ran = 0;
+            while ran < EVENT_INTERVAL && !signal.woken.load(Relaxed) {
+                let Some(task) = self.next_task(ran) else {
+                    break;
+                };
+                task.run();
+                ran += 1;
+            }
+            let idle = !self.has_ready_work(&signal.woken);
+            self.park(core, idle, &signal.woken);
+        }
+    }
+
+    fn next_task(&self, ran: u32) -> Option<TaskRef> {
+        let id = self.id();
+        if ran % INJECT_INTERVAL == INJECT_INTERVAL - 1 && self.inject_len.load(Relaxed) > 0 {
+            if let Some(task) = self.take_inject(false).pop_front() {
+                return Some(task);
+            }
+        }
+        if let Some(task) = context::with_local(id, |l| l.queue.pop_front()).flatten() {
+            return Some(task);
+        }
+        if self.inject_len.load(Relaxed) == 0 {
+            return None;
+        }
+        let mut taken = self.take_inject(true);
+        let first = taken.pop_front();
+        context::with_local(id, |l| l.queue.append(&mut taken));
+        first
+    }
+
+    fn has_ready_work(&self, woken: &AtomicBool) -> bool {
+        woken.load(SeqCst)
+            || self.inject_len.load(SeqCst) > 0
+            || context::with_local(self.id(), |l| !l.queue.is_empty() || !l.deferred.is_empty())
+                .unwrap_or(false)
+    }
+
+    /// One park step: block if `idle` (until the next timer, an event or a
+    /// wake-up), else just look for events; then fire due timers and wake
+    /// the tasks that yielded.
+    fn park(&self, core: &mut Core, idle: bool, woken: &AtomicBool) {
+        let time = self.time.as_ref().map(|driver| &driver.handle().shared);
+        let mut plan = Park::Skip;
+        if idle {
+            plan = match time {
+                None => Park::Until(None),
+                Some(shared) if shared.clock.is_paused() => {
+                    if self.blocking_inflight.load(SeqCst) == 0
+                        && self.auto_advance(core, shared, woken)
+                    {
+                        Park::Skip
+                    } else {
+                        shared.begin_park_paused()
+                    }
+                }
+                Some(shared) => shared.begin_park(None),
+            };
+        }
+        let began = time.is_some() && plan != Park::Skip;
+        let mut parked = false;
+        if let Park::Until(until) = plan {
+            parked = self.set_parked(woken);
+            if parked {
+                core.parker.park(until);
+            }
+        }
+        if !parked {
+            core.parker.poll_now();
+        }
+        if parked {
+            lock(&self.inject).parked = false;
+        }
+        if began {
+            if let Some(shared) = time {
+                shared.end_park();
+            }
+        }
+        self.fire_timers();
+        let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
+        for waker in deferred.into_iter().flatten() {
+            waker.wake();
+        }
+    }
+
+    /// With the clock paused and nothing else to do: look for events, and if
+    /// still idle, jump the clock to the next timer. Returns whether there
+    /// is work now (else the caller blocks until woken).
+    fn auto_advance(
+        &self,
+        core: &mut Core,
+        shared: &crate::driver::SharedDriver,
+        woken: &AtomicBool,
+    ) -> bool {
+        core.parker.poll_now();
+        self.fire_timers();
+        if self.has_ready_work(woken) {
+            return true;
+        }
+        let Some(next) = shared.next_deadline() else {
+            return false;
+        };
+        let at = shared.clock.instant_of(next);
+        if let Some(by) = at.checked_duration_since(shared.clock.now()) {
+            shared.clock.advance(by);
+        }
+        self.fire_timers();
+        true
+    }
+
+    /// Marks the driving thread parked unless work arrived; see the module
+    /// docs.
+    fn set_parked(&self, woken: &AtomicBool) -> bool {
+        let mut inject = lock(&self.inject);
+        if !inject.queue.is_empty() || woken.load(SeqCst) {
+            return false;
+        }
+        inject.parked = true;
+        true
+    }
+
+    fn fire_timers(&self) {
+        if let Some(driver) = &self.time {
+            driver.process();
+        }
+    }
+
+    /// Shuts the runtime down: drops every task's future (on this thread,
+    /// with the runtime entered), then the queues and the core, then the
+    /// timer driver (waking every timer still pending), then the blocking
+    /// pool (waiting up to `timeout` for running blocking tasks; `None`:
+    /// as long as they take).
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        let tasks = {
+            let mut owned = lock(&self.owned);
+            if owned.closed {
+                return;
+            }
+            owned.closed = true;
+            std::mem::take(&mut owned.tasks)
+        };
+        for task in tasks.into_iter().flatten() {
+            task.shutdown();
+        }
+        let queued = {
+            let mut inject = lock(&self.inject);
+            inject.closed = true;
+            self.inject_len.store(0, Relaxed);
+            std::mem::take(&mut inject.queue)
+        };
+        drop(queued);
+        drop(lock(&self.seat).take());
+        if let Some(driver) = &self.time {
+            driver.shutdown();
+        }
+        self.blocking.shutdown(timeout);
+    }
+}
+
+impl Schedule for Inner {
+    fn schedule(&self, task: TaskRef) {
+        let mut task = Some(task);
+        context::with_local(self.id(), |l| l.queue.extend(task.take()));
+        if let Some(task) = task {
+            self.push_remote(task);
+        }
+    }
+
+    fn release(&self, index: usize) {
+        let removed = {
+            let mut owned = lock(&self.owned);
+            if owned.closed {
+                return;
+            }
+            owned.free.push(index);
+            owned.tasks[index].take()
+        };
+        drop(removed);
+    }
+}
+
+/// Polls `future` under a fresh coop budget.
+fn poll_budgeted<F: Future>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<F::Output> {
+    coop::with_budget(Some(coop::BUDGET), || future.poll(cx))
+}
+
+/// The waker of a `block_on` future.
+struct Signal {
+    woken: AtomicBool,
+    inner: Arc<Inner>,
+}
+
+impl Wake for Signal {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, SeqCst);
+        self.inner.notify_parked();
+        // A thread waiting for the seat polls its future when woken.
+        let _seat = lock(&self.inner.seat);
+        self.inner.seat_free.notify_all();
+    }
+}
+
+/// Holds the core while this thread drives; gives it back (and the local
+/// queue with it) when dropped, also on a panic.
+struct Driving<'a> {
+    inner: &'a Inner,
+    core: Option<Core>,
+}
+
+impl<'a> Driving<'a> {
+    fn start(inner: &'a Inner, mut core: Core) -> Driving<'a> {
+        context::start_driving(inner.id(), std::mem::take(&mut core.queue));
+        Driving {
+            inner,
+            core: Some(core),
+        }
+    }
+
+    fn core(&mut self) -> &mut Core {
+        self.core.as_mut().expect("the core is held while driving")
+    }
+}
+
+impl Drop for Driving<'_> {
+    fn drop(&mut self) {
+        let Some(mut core) = self.core.take() else {
+            return;
+        };
+        let local = context::stop_driving();
+        let mut deferred = Vec::new();
+        if let Some(local) = local {
+            core.queue = local.queue;
+            deferred = local.deferred;
+        }
+        {
+            let mut seat = lock(&self.inner.seat);
+            *seat = Some(core);
+            self.inner.seat_free.notify_all();
+        }
+        // Yielded tasks must not be lost: wake them (they go to the inject
+        // queue now).
+        for waker in deferred {
+            waker.wake();
+        }
+    }
+}
+
+/// Counts a blocking task out when dropped, and lets a paused runtime
+/// reconsider auto-advancing.
+pub(crate) struct InflightGuard(Arc<Inner>);
+
+impl Drop for InflightGuard {
+    fn drop(&mut self) {
+        self.0.blocking_inflight.fetch_sub(1, SeqCst);
+        self.0.notify_parked();
+    }
+}

@@ -1,0 +1,443 @@
+//! [`JoinHandle`], [`AbortHandle`] and [`JoinError`]: the spawner's side
+//! of a task.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use super::{Id, Task};
+use crate::coop;
+use crate::loom::lock;
+
+/// A finished task's output, waiting for its handle.
+pub(super) struct Slot<T> {
+    output: Option<Result<T, JoinError>>,
+    waker: Option<Waker>,
+    /// The handle is gone: the output is dropped as soon as it exists.
+    detached: bool,
+    /// The handle has taken the output.
+    taken: bool,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot {
+            output: None,
+            waker: None,
+            detached: false,
+            taken: false,
+        }
+    }
+}
+
+/// What to drop and whom to wake once the slot lock is released.
+type Finished<T> = (Option<Result<T, JoinError>>, Option<Waker>);
+
+impl<T> Slot<T> {
+    /// Stores the task's result; returns what to drop and the waker to
+    /// wake, both for after the lock.
+    pub(super) fn finish(&mut self, result: Result<T, JoinError>) -> Finished<T> {
+        if self.detached {
+            (Some(result), None)
+        } else {
+            self.output = Some(result);
+            (None, self.waker.take())
+        }
+    }
+}
+
+/// The typed side of a task, for its handles.
+trait JoinSide<T>: Send + Sync {
+    fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>>;
+    fn detach(&self);
+    fn is_finished(&self) -> bool;
+}
+
+/// The untyped side, for [`AbortHandle`].
+trait AbortSide: Send + Sync {
+    fn abort(self: Arc<Self>);
+    fn is_finished(&self) -> bool;
+}
+
+impl<F> JoinSide<F::Output> for Task<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<F::Output, JoinError>> {
+        let mut slot = lock(&self.join);
+        if let Some(output) = slot.output.take() {
+            slot.taken = true;
+            return Poll::Ready(output);
+        }
+        assert!(
+            !slot.taken,
+            "lawn_rt: `JoinHandle` polled again after it returned the task's output"
+        );
+        match &slot.waker {
+            Some(stored) if stored.will_wake(cx.waker()) => {}
+            _ => {
+                let old = slot.waker.replace(cx.waker().clone());
+                drop(slot);
+                drop(old);
+            }
+        }
+        Poll::Pending
+    }
+
+    fn detach(&self) {
+        let (output, waker) = {
+            let mut slot = lock(&self.join);
+            slot.detached = true;
+            (slot.output.take(), slot.waker.take())
+        };
+        drop(output);
+        drop(waker);
+    }
+
+    fn is_finished(&self) -> bool {
+        self.is_complete()
+    }
+}
+
+impl<F> AbortSide for Task<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn abort(self: Arc<Self>) {
+        Task::abort(&self);
+    }
+
+    fn is_finished(&self) -> bool {
+        self.is_complete()
+    }
+}
+
+/// An owned permission to await a spawned task's output; like
+/// `tokio::task::JoinHandle`.
+///
+/// Awaiting it gives `Ok(output)`, or a [`JoinError`] if the task panicked
+/// or was aborted. Dropping it *detaches* the task: it keeps running, and
+/// its output is dropped when it completes.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Runtime;
+///
+/// let rt = Runtime::new().unwrap();
+/// let sum = rt.block_on(async {
+///     let handle = lawn_rt::spawn(async { 1 + 2 });
+///     handle.await.unwrap()
+/// });
+/// assert_eq!(sum, 3);
+/// ```
+pub struct JoinHandle<T> {
+    raw: Arc<dyn JoinSide<T>>,
+    abort: Arc<dyn AbortSide>,
+    id: Id,
+    _output: PhantomData<T>,
+}
+
+/// Aborts a task without owning its [`JoinHandle`]; like
+/// `tokio::task::AbortHandle`.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Runtime;
+///
+/// let rt = Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let handle = lawn_rt::spawn(std::future::pending::<()>());
+///     let abort = handle.abort_handle();
+///     abort.abort();
+///     assert!(handle.await.unwrap_err().is_cancelled());
+///     assert!(abort.is_finished());
+/// });
+/// ```
+#[derive(Clone)]
+pub struct AbortHandle {
+    raw: Arc<dyn AbortSide>,
+}
+
+impl<T: Send + 'static> JoinHandle<T> {
+    pub(super) fn new<F>(task: Arc<Task<F>>) -> JoinHandle<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        JoinHandle {
+            id: task.id,
+            abort: task.clone(),
+            raw: task,
+            _output: PhantomData,
+        }
+    }
+}
+
+impl<T> JoinHandle<T> {
+    /// Asks the task to stop: unless it has completed, its future is dropped
+    /// the next time the runtime looks at it, and awaiting this handle gives
+    /// a [`JoinError`] for which [`is_cancelled`](JoinError::is_cancelled)
+    /// is true. A task that has completed keeps its output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::Runtime;
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(sleep(Duration::from_secs(3600)));
+    ///     handle.abort();
+    ///     assert!(handle.await.unwrap_err().is_cancelled());
+    /// });
+    /// ```
+    pub fn abort(&self) {
+        self.abort.clone().abort();
+    }
+
+    /// Whether the task has completed (returned, panicked or been
+    /// cancelled).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::Runtime;
+    ///
+    /// let rt = Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(async {});
+    ///     lawn_rt::task::yield_now().await;
+    ///     assert!(handle.is_finished());
+    /// });
+    /// ```
+    pub fn is_finished(&self) -> bool {
+        self.raw.is_finished()
+    }
+
+    /// A handle that can abort the task, without its output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::Runtime;
+    ///
+    /// let rt = Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(async {});
+    ///     let _abort = handle.abort_handle();
+    /// });
+    /// ```
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            raw: self.abort.clone(),
+        }
+    }
+}
+
+impl AbortHandle {
+    /// Like [`JoinHandle::abort`].
+    ///
+    /// # Examples
+    ///
+    /// See [`AbortHandle`].
+    pub fn abort(&self) {
+        self.raw.clone().abort();
+    }
+
+    /// Like [`JoinHandle::is_finished`].
+    ///
+    /// # Examples
+    ///
+    /// See [`AbortHandle`].
+    pub fn is_finished(&self) -> bool {
+        self.raw.is_finished()
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    /// # Panics
+    ///
+    /// If polled again after it returned `Ready`.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        std::task::ready!(coop::poll_proceed(cx));
+        let polled = self.raw.poll_join(cx);
+        if polled.is_ready() {
+            coop::made_progress();
+        }
+        polled
+    }
+}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        self.raw.detach();
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("id", &self.id)
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}
+
+/// Why a task did not produce its output: it was cancelled (aborted, or
+/// its runtime shut down) or it panicked; like `tokio::task::JoinError`.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Runtime;
+///
+/// let rt = Runtime::new().unwrap();
+/// let err = rt.block_on(async { lawn_rt::spawn(async { panic!("boom") }).await.unwrap_err() });
+/// assert!(err.is_panic());
+/// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
+/// ```
+pub struct JoinError {
+    id: Id,
+    repr: Repr,
+}
+
+enum Repr {
+    Cancelled,
+    // A `Mutex` so that the error is `Sync` (the payload is only `Send`).
+    Panic(Mutex<Box<dyn Any + Send + 'static>>),
+}
+
+impl JoinError {
+    pub(super) fn cancelled(id: Id) -> JoinError {
+        JoinError {
+            id,
+            repr: Repr::Cancelled,
+        }
+    }
+
+    pub(super) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
+        JoinError {
+            id,
+            repr: Repr::Panic(Mutex::new(payload)),
+        }
+    }
+
+    /// Whether the task was cancelled: aborted, or dropped by its runtime's
+    /// shutdown.
+    ///
+    /// # Examples
+    ///
+    /// See [`JoinHandle::abort`].
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// Whether the task panicked.
+    ///
+    /// # Examples
+    ///
+    /// See [`JoinError`].
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic's payload, to resume it with
+    /// [`std::panic::resume_unwind`].
+    ///
+    /// # Panics
+    ///
+    /// If the task was cancelled, not panicked.
+    ///
+    /// # Examples
+    ///
+    /// See [`JoinError`].
+    #[track_caller]
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        self.try_into_panic().unwrap_or_else(|err| {
+            panic!("lawn_rt: `JoinError::into_panic` on a task that did not panic ({err})")
+        })
+    }
+
+    /// The panic's payload, or the error back if the task was cancelled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::Runtime;
+    ///
+    /// let rt = Runtime::new().unwrap();
+    /// let err = rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(std::future::pending::<()>());
+    ///     handle.abort();
+    ///     handle.await.unwrap_err()
+    /// });
+    /// assert!(err.try_into_panic().unwrap_err().is_cancelled());
+    /// ```
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
+        match self.repr {
+            Repr::Panic(payload) => Ok(payload.into_inner().unwrap_or_else(|p| p.into_inner())),
+            Repr::Cancelled => Err(self),
+        }
+    }
+
+    fn panic_message(&self) -> Option<String> {
+        let Repr::Panic(payload) = &self.repr else {
+            return None;
+        };
+        let payload = lock(payload);
+        Some(
+            payload
+                .downcast_ref::<&'static str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "<non-string payload>".to_string()),
+        )
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.panic_message() {
+            None => write!(f, "task {} was cancelled", self.id),
+            Some(message) => write!(f, "task {} panicked with message {message:?}", self.id),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.panic_message() {
+            None => write!(f, "JoinError::Cancelled(task {})", self.id),
+            Some(message) => write!(f, "JoinError::Panic(task {}, {message:?})", self.id),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl From<JoinError> for io::Error {
+    fn from(err: JoinError) -> io::Error {
+        io::Error::other(err.to_string())
+    }
+}

@@ -1,0 +1,236 @@
+//! Tasks: a spawned future, its state word, its output slot and its waker.
+//!
+//! A task is one `Arc<Task<F>>`, seen three ways: as a [`TaskRef`] (what
+//! run queues and the runtime's owned set hold), as a `Waker` (what timers
+//! hold), and as the typed side of a [`JoinHandle`].
+//!
+//! Ground rules:
+//! - `state` bits: `SCHEDULED` (in a run queue, or due to be put back by
+//!   its runner), `RUNNING` (being polled), `COMPLETE` (output or error
+//!   produced, future dropped), `CANCELLED` (abort asked).
+//! - Only the runtime's driving thread polls or drops the future (the
+//!   blocking pool's thread for a blocking task). A wake from anywhere sets
+//!   `SCHEDULED` and pushes the task only if it was neither scheduled,
+//!   running nor complete; a runner that sees `SCHEDULED` set again after
+//!   its poll pushes the task back itself. So a task is in at most one
+//!   queue at a time and never polled concurrently.
+//! - The future and the join slot have separate locks: a task that awaits
+//!   its own handle waits forever, it does not deadlock its thread.
+//! - A panic in `poll` (or in the future's drop) becomes the task's
+//!   [`JoinError`]; it never unwinds into the scheduler.
+
+mod join;
+
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+
+pub use join::{AbortHandle, JoinError, JoinHandle};
+
+use crate::coop;
+use crate::loom::lock;
+
+const SCHEDULED: usize = 1;
+const RUNNING: usize = 2;
+const COMPLETE: usize = 4;
+const CANCELLED: usize = 8;
+
+/// Where a task goes when it is woken, and who is told when it ends.
+pub(crate) trait Schedule: Send + Sync + 'static {
+    /// Puts a woken task in a run queue.
+    fn schedule(&self, task: TaskRef);
+    /// The task has completed (`owned` is the index it was given when it
+    /// was bound to the scheduler's owned set).
+    fn release(&self, owned: usize);
+}
+
+/// A type-erased task, as run queues hold it.
+pub(crate) type TaskRef = Arc<dyn Run>;
+
+/// What a scheduler does with a task.
+pub(crate) trait Run: Send + Sync {
+    /// Polls the task once (its `SCHEDULED` bit is set).
+    fn run(self: Arc<Self>);
+    /// Drops the future and completes the task as cancelled (runtime
+    /// shutdown), unless it has completed already.
+    fn shutdown(self: Arc<Self>);
+    /// Records the task's index in its scheduler's owned set.
+    fn set_owned(&self, index: usize);
+}
+
+/// A task's id, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Id(u64);
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Id {
+    fn next() -> Id {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Id(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+pub(crate) struct Task<F: Future> {
+    state: AtomicUsize,
+    id: Id,
+    owned: AtomicUsize,
+    scheduler: Arc<dyn Schedule>,
+    future: Mutex<Option<Pin<Box<F>>>>,
+    join: Mutex<join::Slot<F::Output>>,
+}
+
+/// A new task, marked scheduled: the runnable side (for the caller to push
+/// to a run queue, or run) and its handle.
+pub(crate) fn new_task<F>(
+    future: F,
+    scheduler: Arc<dyn Schedule>,
+) -> (TaskRef, JoinHandle<F::Output>)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let task = Arc::new(Task {
+        state: AtomicUsize::new(SCHEDULED),
+        id: Id::next(),
+        owned: AtomicUsize::new(usize::MAX),
+        scheduler,
+        future: Mutex::new(Some(Box::pin(future))),
+        join: Mutex::new(join::Slot::default()),
+    });
+    let handle = JoinHandle::new(task.clone());
+    (task, handle)
+}
+
+impl<F> Task<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    /// Completes the task with `result`: stores it for the handle (or drops
+    /// it if the handle is gone), wakes the handle's waker, and tells the
+    /// scheduler.
+    fn complete(&self, result: Result<F::Output, JoinError>) {
+        self.state.fetch_or(COMPLETE, AcqRel);
+        let (dropped, waker) = {
+            let mut slot = lock(&self.join);
+            slot.finish(result)
+        };
+        drop(dropped);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        let owned = self.owned.load(Acquire);
+        if owned != usize::MAX {
+            self.scheduler.release(owned);
+        }
+    }
+
+    /// Drops the future (catching a panic in its drop) and completes the
+    /// task as cancelled.
+    fn cancel(&self) {
+        let future = lock(&self.future).take();
+        let result = match panic::catch_unwind(AssertUnwindSafe(|| drop(future))) {
+            Ok(()) => JoinError::cancelled(self.id),
+            Err(payload) => JoinError::panic(self.id, payload),
+        };
+        self.complete(Err(result));
+    }
+
+    fn abort(self: &Arc<Self>) {
+        let prev = self.state.fetch_or(CANCELLED | SCHEDULED, AcqRel);
+        if prev & (SCHEDULED | RUNNING | COMPLETE) == 0 {
+            self.scheduler.schedule(self.clone());
+        }
+    }
+
+    pub(crate) fn is_complete(&self) -> bool {
+        self.state.load(Acquire) & COMPLETE != 0
+    }
+}
+
+impl<F> Run for Task<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn run(self: Arc<Self>) {
+        let prev = self.state.fetch_update(AcqRel, Acquire, |s| {
+            (s & COMPLETE == 0).then_some((s & !SCHEDULED) | RUNNING)
+        });
+        let Ok(prev) = prev else { return };
+        if prev & CANCELLED != 0 {
+            self.cancel();
+            return;
+        }
+        let waker = Waker::from(self.clone());
+        let mut cx = Context::from_waker(&waker);
+        let polled = {
+            let mut future = lock(&self.future);
+            let Some(fut) = future.as_mut() else {
+                return;
+            };
+            let polled = panic::catch_unwind(AssertUnwindSafe(|| {
+                coop::with_budget(Some(coop::BUDGET), || fut.as_mut().poll(&mut cx))
+            }));
+            if !matches!(polled, Ok(Poll::Pending)) {
+                // Done (or panicked): the future goes now, outside the
+                // join lock and before the handle hears of it.
+                let fut = future.take();
+                drop(future);
+                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(fut))) {
+                    drop(payload);
+                }
+            }
+            polled
+        };
+        match polled {
+            Ok(Poll::Ready(output)) => self.complete(Ok(output)),
+            Err(payload) => self.complete(Err(JoinError::panic(self.id, payload))),
+            Ok(Poll::Pending) => {
+                let prev = self.state.fetch_and(!RUNNING, AcqRel);
+                if prev & SCHEDULED != 0 {
+                    self.scheduler.schedule(self.clone());
+                }
+            }
+        }
+    }
+
+    fn shutdown(self: Arc<Self>) {
+        let prev = self.state.fetch_update(AcqRel, Acquire, |s| {
+            (s & COMPLETE == 0).then_some(s | CANCELLED | RUNNING)
+        });
+        if prev.is_ok() {
+            self.cancel();
+        }
+    }
+
+    fn set_owned(&self, index: usize) {
+        self.owned
+            .store(index, std::sync::atomic::Ordering::Release);
+    }
+}
+
+impl<F> Wake for Task<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let prev = self.state.fetch_or(SCHEDULED, AcqRel);
+        if prev & (SCHEDULED | RUNNING | COMPLETE) == 0 {
+            self.scheduler.schedule(self.clone());
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Tasks: spawn them, yield, run blocking code; like `tokio::task`.
+//!
+//! ```
+//! use lawn_rt::runtime::Runtime;
+//! use lawn_rt::task;
+//!
+//! let rt = Runtime::new().unwrap();
+//! rt.block_on(async {
+//!     let cpu = task::spawn_blocking(|| (1..=10u64).product::<u64>());
+//!     let io = task::spawn(async { "ready" });
+//!     assert_eq!(cpu.await.unwrap(), 3_628_800);
+//!     assert_eq!(io.await.unwrap(), "ready");
+//! });
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use crate::runtime::task::{AbortHandle, JoinError, JoinHandle};
+use crate::runtime::{context, Handle};
+
+/// Spawns `future` as a task on the current runtime; like `tokio::spawn`.
+///
+/// The task starts running at the runtime's next turn, whether or not the
+/// returned [`JoinHandle`] is awaited; dropping the handle detaches it. A
+/// panic in the task is caught: the handle gives a [`JoinError`] and the
+/// runtime keeps running.
+///
+/// # Panics
+///
+/// Outside a `lawn_rt` runtime (with a message saying so, at the caller's
+/// line).
+///
+/// # Examples
+///
+/// ```
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let handle = lawn_rt::task::spawn(async { 5 });
+///     assert_eq!(handle.await.unwrap(), 5);
+/// });
+/// ```
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    current("spawn").spawn(future)
+}
+
+/// Runs the blocking function `func` on the current runtime's blocking
+/// pool (a bounded set of threads, see
+/// [`Builder::max_blocking_threads`](crate::runtime::Builder::max_blocking_threads));
+/// like `tokio::task::spawn_blocking`.
+///
+/// It cannot be aborted once started; the runtime's shutdown waits for it
+/// (or up to [`Runtime::shutdown_timeout`](crate::runtime::Runtime::shutdown_timeout)).
+/// While one runs, a paused clock does not auto-advance.
+///
+/// # Panics
+///
+/// Outside a `lawn_rt` runtime.
+///
+/// # Examples
+///
+/// ```
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let len = lawn_rt::task::spawn_blocking(|| std::fs::read_dir(".").map(|d| d.count()));
+///     assert!(len.await.unwrap().is_ok());
+/// });
+/// ```
+#[track_caller]
+pub fn spawn_blocking<F, R>(func: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    current("spawn_blocking").spawn_blocking(func)
+}
+
+#[track_caller]
+fn current(what: &str) -> Handle {
+    match context::current() {
+        Some(handle) => handle,
+        None => panic!(
+            "lawn_rt: `{what}` must be called from inside a lawn_rt runtime (in `block_on`, a \
+             spawned task, or after `Runtime::enter`)"
+        ),
+    }
+}
+
+/// Lets the runtime run other tasks, timers and I/O before this task goes
+/// on; like `tokio::task::yield_now`.
+///
+/// Inside a runtime the task is put back after the runtime's next look at
+/// timers and I/O; elsewhere it wakes itself at once.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::Arc;
+///
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let ran = Arc::new(AtomicBool::new(false));
+///     let flag = ran.clone();
+///     lawn_rt::spawn(async move { flag.store(true, Ordering::SeqCst) });
+///     lawn_rt::task::yield_now().await;
+///     assert!(ran.load(Ordering::SeqCst));
+/// });
+/// ```
+pub async fn yield_now() {
+    YieldNow { yielded: false }.await
+}
+
+struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        if !context::defer(cx.waker()) {
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A future that runs without the cooperative budget; see
+    /// [`unconstrained`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let fut: lawn_rt::task::Unconstrained<_> = lawn_rt::task::unconstrained(async {});
+    /// # drop(fut);
+    /// ```
+    #[must_use = "futures do nothing unless polled"]
+    #[derive(Debug)]
+    pub struct Unconstrained<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+/// Runs `future` without the cooperative budget; like
+/// `tokio::task::unconstrained`.
+///
+/// Inside a runtime, a task may complete only so many timers and join
+/// handles per poll (128) before they answer `Pending` and the task is put
+/// back, so one busy task cannot starve the others or the timers. An
+/// unconstrained future never gets that forced `Pending`: use it only where
+/// starving the runtime is what you want.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::time::{sleep, Duration};
+///
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(lawn_rt::task::unconstrained(async {
+///     for _ in 0..1000 {
+///         sleep(Duration::ZERO).await; // never forced to yield
+///     }
+/// }));
+/// ```
+pub fn unconstrained<F: Future>(future: F) -> Unconstrained<F> {
+    Unconstrained { inner: future }
+}
+
+impl<F: Future> Future for Unconstrained<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let inner = self.project().inner;
+        crate::coop::with_budget(None, || inner.poll(cx))
+    }
+}
