@@ -21,32 +21,57 @@
 //! });
 //! ```
 //!
+//! With its own runtime, a whole program (and its tests) needs nothing else:
+//!
+//! ```
+//! use lawn_rt::time::{sleep, timeout, Duration};
+//!
+//! #[lawn_rt::main]
+//! async fn main() {
+//!     let worker = lawn_rt::spawn(async {
+//!         sleep(Duration::from_millis(2)).await;
+//!         "done"
+//!     });
+//!     let result = timeout(Duration::from_secs(1), worker).await;
+//!     assert_eq!(result.unwrap().unwrap(), "done");
+//! }
+//! ```
+//!
 //! # Layers
 //!
-//! | module | what | status |
-//! |---|---|---|
-//! | [`lawn`] | the data structure: [`Lawn<T>`](lawn::Lawn), no clock, no threads, no `unsafe` | done |
-//! | [`driver`] | the timer driver: a Lawn of wakers behind one lock, the clock (real or paused), [`Handle`](driver::Handle), the fallback driver thread | done |
-//! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant) | done |
-//! | `runtime`, `net` | the scheduler and its mio park loop, TCP/UDP | planned |
+//! | module | what |
+//! |---|---|
+//! | [`lawn`] | the data structure: [`Lawn<T>`](lawn::Lawn), no clock, no threads, no `unsafe` |
+//! | [`driver`] | the timer driver: a Lawn of wakers behind one lock, the clock (real or paused), [`Handle`](driver::Handle), the fallback driver thread |
+//! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant); the paused clock ([`time::pause`], feature `test-util`) |
+//! | [`runtime`], [`task`] | the current-thread scheduler and its mio park loop, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
-//! the driver nothing of mio.
+//! the driver nothing of mio, `time` only the driver handle it finds.
+//!
+//! # Features
+//!
+//! - `macros` (default): `#[lawn_rt::main]` and `#[lawn_rt::test]`.
+//! - `test-util`: [`time::pause`], [`time::resume`], [`time::advance`] and
+//!   [`Builder::start_paused`](runtime::Builder::start_paused).
 //!
 //! # Implementation
 //!
 //! A timer registers on its first poll: under the driver's one lock, its
 //! waker is appended to the Lawn bucket of its TTL, counted in ticks
-//! (1 ms by default, rounded up so nothing fires early). Dropping it unlinks
-//! it in O(1). Whoever drives the driver calls
-//! [`Driver::process`](driver::Driver::process) when the earliest deadline
-//! comes: it takes the due wakers out under the lock and wakes them after
-//! releasing it. Where no driver is entered on the thread that creates a
-//! timer, a fallback driver serves it: a thread named `lawn-rt-timer`,
-//! started by the first registration, that parks on a condition variable
-//! until the next deadline and is woken early only by a registration due
-//! before it. The runtime of a later issue will park in mio instead.
+//! (100 µs in a runtime, 1 ms elsewhere by default; rounded up so nothing
+//! fires early). Dropping it unlinks it in O(1). A runtime's park loop asks
+//! the driver for the next deadline, arms a timerfd for it and blocks in
+//! epoll; when it wakes it takes the due wakers out under the lock and wakes
+//! them after releasing it. Where no driver is entered on the thread that
+//! creates a timer, a fallback driver serves it: a thread named
+//! `lawn-rt-timer`, started by the first registration, that parks on a
+//! condition variable until the next deadline and is woken early only by a
+//! registration due before it.
 #![deny(missing_docs)]
+// Under loom the runtime is compiled out (the models check the driver), which
+// leaves the driver's hooks for it unused.
+#![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 // Lets `::lawn_rt::…` paths (the macros' expansions) resolve inside the
@@ -68,6 +93,47 @@ pub use task::spawn;
 
 #[cfg(all(feature = "macros", not(loom)))]
 pub use lawn_rt_macros::{main, test};
+
+/// Misuse of the macros is a compile error that says what is wrong (these
+/// run as `compile_fail` doc tests).
+///
+/// ```compile_fail
+/// #[lawn_rt::main]
+/// fn main() {} // the `async` keyword is missing
+/// ```
+///
+/// ```compile_fail
+/// #[lawn_rt::test(start_paused = "yes")] // takes `true` or `false`
+/// async fn t() {}
+/// ```
+///
+/// ```compile_fail
+/// #[lawn_rt::test(flavor = "local")] // unknown flavor
+/// async fn t() {}
+/// ```
+///
+/// ```compile_fail
+/// #[lawn_rt::main]
+/// async fn main(args: Vec<String>) {} // main takes no arguments
+/// ```
+///
+/// ```compile_fail
+/// #[lawn_rt::test(worker_threads = 2)] // needs the multi_thread flavor
+/// async fn t() {}
+/// ```
+///
+/// And correct use compiles and runs:
+///
+/// ```
+/// #[lawn_rt::main(start_paused = true)]
+/// async fn main() -> Result<(), std::io::Error> {
+///     // An hour of paused time: no real wait.
+///     lawn_rt::time::sleep(lawn_rt::time::Duration::from_secs(3600)).await;
+///     Ok(())
+/// }
+/// ```
+#[cfg(all(doctest, feature = "macros"))]
+struct MacroMisuse;
 
 /// The README's code blocks, compiled and run as doc tests.
 #[cfg(doctest)]

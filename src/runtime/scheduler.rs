@@ -378,7 +378,8 @@ impl Inner {
             std::mem::take(&mut inject.queue)
         };
         drop(queued);
-        drop(lock(&self.seat).take());
+        let core = lock(&self.seat).take();
+        drop(core);
         if let Some(driver) = &self.time {
             driver.shutdown();
         }
@@ -402,7 +403,13 @@ impl Schedule for Inner {
                 return;
             }
             owned.free.push(index);
-            owned.tasks[index].take()
+            let removed = owned.tasks[index].take();
+            if owned.free.len() == owned.tasks.len() && owned.tasks.len() > 1024 {
+                // Every task is done: give a past peak's memory back.
+                owned.tasks = Vec::new();
+                owned.free = Vec::new();
+            }
+            removed
         };
         drop(removed);
     }
