@@ -16,7 +16,6 @@ use std::task::{Context, Poll};
 use std::thread;
 use std::time::{Duration, Instant as StdInstant};
 
-use super::scheduler::InflightGuard;
 use super::task::TaskRef;
 use super::Handle;
 use crate::coop;
@@ -189,15 +188,11 @@ impl PoolShared {
 /// The future of a blocking task: runs the closure on its first poll.
 pub(crate) struct BlockingTask<F> {
     func: Option<F>,
-    _inflight: InflightGuard,
 }
 
 impl<F> BlockingTask<F> {
-    pub(crate) fn new(func: F, inflight: InflightGuard) -> BlockingTask<F> {
-        BlockingTask {
-            func: Some(func),
-            _inflight: inflight,
-        }
+    pub(crate) fn new(func: F) -> BlockingTask<F> {
+        BlockingTask { func: Some(func) }
     }
 }
 

@@ -42,7 +42,7 @@ use std::time::Duration;
 
 pub use builder::{Builder, DEFAULT_TIMER_RESOLUTION};
 use scheduler::Inner;
-use task::{JoinHandle, Schedule, TaskRef};
+use task::{JoinHandle, Schedule};
 
 /// A `lawn_rt` runtime: a current-thread scheduler, a Lawn timer driver
 /// and a blocking pool; like `tokio::runtime::Runtime`.
@@ -354,9 +354,9 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let inflight = self.inner.blocking_started();
-        let future = blocking::BlockingTask::new(func, inflight);
-        let (task, handle) = task::new_task(future, Arc::new(Unscheduled));
+        let schedule = self.inner.blocking_started();
+        let future = blocking::BlockingTask::new(func);
+        let (task, handle) = task::new_task(future, Arc::new(schedule));
         self.inner.blocking.spawn(task, self);
         handle
     }
@@ -386,18 +386,6 @@ impl Handle {
             _runtime: runtime,
         }
     }
-}
-
-/// Where blocking tasks "go" when woken: they never are (they complete on
-/// their only poll), so nowhere.
-struct Unscheduled;
-
-impl Schedule for Unscheduled {
-    fn schedule(&self, task: TaskRef) {
-        drop(task);
-    }
-
-    fn release(&self, _owned: usize) {}
 }
 
 impl fmt::Debug for Runtime {

@@ -140,11 +140,11 @@ impl Inner {
         true
     }
 
-    /// Counts a blocking task in (see `blocking_inflight`); the guard
-    /// counts it out.
-    pub(crate) fn blocking_started(self: &Arc<Inner>) -> InflightGuard {
+    /// Counts a blocking task in (see `blocking_inflight`); its
+    /// [`BlockingSchedule`] counts it out once it has completed.
+    pub(crate) fn blocking_started(self: &Arc<Inner>) -> BlockingSchedule {
         self.blocking_inflight.fetch_add(1, SeqCst);
-        InflightGuard(self.clone())
+        BlockingSchedule(self.clone())
     }
 
     fn push_remote(&self, task: TaskRef) {
@@ -227,7 +227,9 @@ impl Inner {
                 }
             }
             let mut ran = 0;
-            while ran < EVENT_INTERVAL && !signal.woken.load(Relaxed) {
+            // Tasks run even if the block_on future was woken meanwhile:
+            // one that wakes itself must not starve them.
+            while ran < EVENT_INTERVAL {
                 let Some(task) = self.next_task(ran) else {
                     break;
                 };
@@ -397,6 +399,9 @@ impl Schedule for Inner {
     }
 
     fn release(&self, index: usize) {
+        if index == usize::MAX {
+            return; // never bound (cancelled at spawn)
+        }
         let removed = {
             let mut owned = lock(&self.owned);
             if owned.closed {
@@ -485,12 +490,18 @@ impl Drop for Driving<'_> {
     }
 }
 
-/// Counts a blocking task out when dropped, and lets a paused runtime
-/// reconsider auto-advancing.
-pub(crate) struct InflightGuard(Arc<Inner>);
+/// The scheduler of a blocking task: it is never woken (it completes on
+/// its only poll); its completion counts it out of `blocking_inflight`,
+/// after its handle has been told (so a paused clock cannot auto-advance
+/// between the two), and lets a paused runtime reconsider auto-advancing.
+pub(crate) struct BlockingSchedule(Arc<Inner>);
 
-impl Drop for InflightGuard {
-    fn drop(&mut self) {
+impl Schedule for BlockingSchedule {
+    fn schedule(&self, task: TaskRef) {
+        drop(task);
+    }
+
+    fn release(&self, _owned: usize) {
         self.0.blocking_inflight.fetch_sub(1, SeqCst);
         self.0.notify_parked();
     }

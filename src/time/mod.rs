@@ -26,8 +26,8 @@
 //! # The timer contract
 //!
 //! - A timer never completes early: only once [`Instant::now`] has reached
-//!   its deadline. Deadlines are rounded up to the driver's tick (1 ms by
-//!   default), so one completes within a tick plus wake-up latency.
+//!   its deadline. Deadlines are rounded up to the driver's tick (by
+//!   default 100 µs in a runtime, 1 ms for the fallback driver), so one completes within a tick plus wake-up latency.
 //! - Timers register on their first poll, not on creation, and cancel in
 //!   O(1) when dropped, from any thread; a dropped timer's waker is not
 //!   called after the drop returns.

@@ -17,7 +17,8 @@ use crate::time::Instant;
 /// driver of the thread it was created on (see
 /// [`Handle::current`](crate::driver::Handle::current)), and completes once
 /// [`Instant::now`] has reached its deadline, never before. The deadline is
-/// rounded up to the driver's tick (1 ms by default). `Duration::MAX` (or
+/// rounded up to the driver's tick (by default 100 µs in a runtime, 1 ms for
+/// the fallback driver). `Duration::MAX` (or
 /// any duration the clock cannot represent) sleeps about 30 years, without
 /// overflow or panic.
 ///

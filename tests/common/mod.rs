@@ -120,3 +120,306 @@ pub fn isolated(name: &str) -> bool {
     );
     false
 }
+
+/// Counts the values of [`Tracked`] dropped so far; share it with
+/// `Arc::clone`.
+#[derive(Default)]
+pub struct DropCount(AtomicUsize);
+
+impl DropCount {
+    /// A fresh counter.
+    pub fn new() -> Arc<DropCount> {
+        Arc::new(DropCount::default())
+    }
+
+    /// How many [`Tracked`] values made from it have been dropped.
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// A value that bumps this counter when dropped.
+    pub fn track(self: &Arc<Self>) -> Tracked {
+        Tracked(self.clone())
+    }
+}
+
+/// Bumps its [`DropCount`] when dropped: move it into a future (or make it
+/// a task's output) to see when that is dropped.
+pub struct Tracked(Arc<DropCount>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0 .0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Where and why a panic happened, as the panic hook saw it.
+#[derive(Clone, Debug)]
+pub struct PanicSite {
+    pub file: String,
+    pub line: u32,
+    pub message: String,
+}
+
+std::thread_local! {
+    /// `Some` while this thread captures panics (see [`catch_panic_site`]).
+    static CAPTURED: std::cell::RefCell<Option<Option<PanicSite>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, which must panic, and returns where the panic was raised (its
+/// `Location`, so a `#[track_caller]` chain reports the caller's line) and
+/// its message. The first panic on this thread while `f` runs counts, also
+/// one caught inside `f` (a task's panic, which the runtime turns into a
+/// `JoinError`).
+///
+/// Installs, once per process, a panic hook that records panics of the
+/// threads inside `catch_panic_site` and hands every other panic to the
+/// previous hook: tests in one binary run on parallel threads, and this
+/// keeps them out of each other's way without a lock.
+#[track_caller]
+pub fn catch_panic_site<R>(what: &str, f: impl FnOnce() -> R) -> PanicSite {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let recorded = CAPTURED
+                .try_with(|captured| {
+                    let mut captured = captured.borrow_mut();
+                    match &mut *captured {
+                        Some(slot) => {
+                            if slot.is_none() {
+                                let location = info.location().expect("a panic location");
+                                *slot = Some(PanicSite {
+                                    file: location.file().to_string(),
+                                    line: location.line(),
+                                    message: panic_message(info.payload()),
+                                });
+                            }
+                            true
+                        }
+                        None => false,
+                    }
+                })
+                .unwrap_or(false);
+            if !recorded {
+                previous(info);
+            }
+        }));
+    });
+    CAPTURED.with(|captured| *captured.borrow_mut() = Some(None));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let site = CAPTURED.with(|captured| captured.borrow_mut().take().flatten());
+    drop(result);
+    site.unwrap_or_else(|| panic!("{what}: expected a panic, but none happened"))
+}
+
+/// The message of a panic payload (`&str` or `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "<non-string panic payload>".to_string())
+}
+
+/// Open file descriptors of this process (entries of `/proc/self/fd`).
+pub fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// Threads of this process (entries of `/proc/self/task`).
+pub fn thread_count() -> usize {
+    std::fs::read_dir("/proc/self/task").unwrap().count()
+}
+
+/// Runs `f` on its own thread and returns its result, failing the test if
+/// it takes longer than `limit` (a hang becomes a failure, not a stuck
+/// test run; the stuck thread is left behind). A panic in `f` is passed on.
+#[track_caller]
+pub fn watchdog<R: Send + 'static>(
+    what: &str,
+    limit: std::time::Duration,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name(format!("watchdog: {what}"))
+        .spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            let _ = tx.send(result);
+        })
+        .unwrap();
+    match rx.recv_timeout(limit) {
+        Ok(Ok(value)) => {
+            thread.join().unwrap();
+            value
+        }
+        Ok(Err(payload)) => std::panic::resume_unwind(payload),
+        Err(_) => panic!("{what}: still running after {limit:?} (hang?)"),
+    }
+}
+
+/// A one-shot value another thread or task can set; awaiting [`Gate::wait`]
+/// gives it. Cloning shares the slot.
+pub struct Gate<T> {
+    shared: Arc<std::sync::Mutex<GateState<T>>>,
+}
+
+struct GateState<T> {
+    value: Option<T>,
+    waker: Option<Waker>,
+}
+
+impl<T> Clone for Gate<T> {
+    fn clone(&self) -> Self {
+        Gate {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Default for Gate<T> {
+    fn default() -> Self {
+        Gate {
+            shared: Arc::new(std::sync::Mutex::new(GateState {
+                value: None,
+                waker: None,
+            })),
+        }
+    }
+}
+
+impl<T> Gate<T> {
+    pub fn new() -> Gate<T> {
+        Gate::default()
+    }
+
+    /// Stores `value` and wakes the waiter (outside the lock).
+    pub fn open(&self, value: T) {
+        let waker = {
+            let mut state = self.shared.lock().unwrap();
+            state.value = Some(value);
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Whether a value is waiting.
+    pub fn is_open(&self) -> bool {
+        self.shared.lock().unwrap().value.is_some()
+    }
+
+    /// Waits for the value (takes it).
+    pub fn wait(&self) -> impl Future<Output = T> + Send + 'static
+    where
+        T: Send + 'static,
+    {
+        let shared = self.shared.clone();
+        std::future::poll_fn(move |cx| {
+            let mut state = shared.lock().unwrap();
+            match state.value.take() {
+                Some(value) => Poll::Ready(value),
+                None => {
+                    state.waker = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }
+        })
+    }
+}
+
+/// Yields the way most executors' `yield_now` do (`futures_lite`, smol,
+/// async-std): wakes itself at once and returns `Pending` once.
+pub async fn naive_yield() {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    })
+    .await
+}
+
+// ---------------------------------------------------------------------------
+// The paused runtime (`#[lawn_rt::test(start_paused = true)]` and friends)
+// ---------------------------------------------------------------------------
+
+/// Timers pending in the driver entered on this thread: inside a runtime
+/// test, the runtime's.
+pub fn pending_timers() -> usize {
+    lawn_rt::driver::Handle::current().pending_timers()
+}
+
+/// [`lawn_rt::time::advance`] on a paused runtime, returning how many timers
+/// it fired: the runtime's twin of the count [`Driver::advance`] returns.
+/// It counts the timers that left the driver, so it is exact only while
+/// nothing else registers or drops timers meanwhile (the tests that poll by
+/// hand, with no tasks of their own).
+pub async fn advance_and_count(by: std::time::Duration) -> usize {
+    let before = pending_timers();
+    lawn_rt::time::advance(by).await;
+    before
+        .checked_sub(pending_timers())
+        .expect("timers were registered during `advance`: count them another way")
+}
+
+/// A current-thread runtime (time and I/O enabled) whose clock starts
+/// paused, with ticks of `resolution`.
+pub fn paused_runtime(resolution: std::time::Duration) -> lawn_rt::runtime::Runtime {
+    lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .timer_resolution(resolution)
+        .start_paused(true)
+        .build()
+        .expect("a paused runtime")
+}
+
+/// Runs the future `body()` makes on a paused runtime (default resolution)
+/// on a thread of its own and returns its output; fails the test, naming
+/// `what`, if it has not finished after `limit` of real time. For tests
+/// whose failure mode is a hang (a lost wake-up, a spin, a park that is far
+/// too long): they fail instead of stalling the run. The stuck thread is
+/// left behind (the test binary's exit ends it).
+#[track_caller]
+pub fn paused_within<F, Fut>(limit: std::time::Duration, what: &str, body: F) -> Fut::Output
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future,
+    Fut::Output: Send + 'static,
+{
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+
+    let (done, outcome) = channel();
+    let runner = std::thread::Builder::new()
+        .name(format!("paused-within: {what}"))
+        .spawn(move || {
+            let runtime = paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION);
+            let output = runtime.block_on(body());
+            // The receiver is gone only if the test already failed.
+            let _ = done.send(output);
+        })
+        .expect("a thread for the runtime");
+    match outcome.recv_timeout(limit) {
+        Ok(output) => {
+            // Dropping the runtime (after the send) may still panic.
+            if let Err(payload) = runner.join() {
+                std::panic::resume_unwind(payload);
+            }
+            output
+        }
+        Err(RecvTimeoutError::Disconnected) => match runner.join() {
+            Err(payload) => std::panic::resume_unwind(payload),
+            Ok(()) => unreachable!("the runner sends before it returns"),
+        },
+        Err(RecvTimeoutError::Timeout) => panic!(
+            "{what}: still not done after {limit:?} of real time; the runtime hangs (or spins)"
+        ),
+    }
+}

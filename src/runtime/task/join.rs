@@ -374,9 +374,14 @@ impl JoinError {
     /// See [`JoinError`].
     #[track_caller]
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
-        self.try_into_panic().unwrap_or_else(|err| {
-            panic!("lawn_rt: `JoinError::into_panic` on a task that did not panic ({err})")
-        })
+        // A `match`, not a closure: `#[track_caller]` does not reach into
+        // closures.
+        match self.try_into_panic() {
+            Ok(payload) => payload,
+            Err(err) => {
+                panic!("lawn_rt: `JoinError::into_panic` on a task that did not panic ({err})")
+            }
+        }
     }
 
     /// The panic's payload, or the error back if the task was cancelled.

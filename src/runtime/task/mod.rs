@@ -42,8 +42,9 @@ const CANCELLED: usize = 8;
 pub(crate) trait Schedule: Send + Sync + 'static {
     /// Puts a woken task in a run queue.
     fn schedule(&self, task: TaskRef);
-    /// The task has completed (`owned` is the index it was given when it
-    /// was bound to the scheduler's owned set).
+    /// The task has completed, and its handle has been told (`owned` is
+    /// the index it was given in the scheduler's owned set, `usize::MAX` if
+    /// it was never bound).
     fn release(&self, owned: usize);
 }
 
@@ -127,10 +128,7 @@ where
         if let Some(waker) = waker {
             waker.wake();
         }
-        let owned = self.owned.load(Acquire);
-        if owned != usize::MAX {
-            self.scheduler.release(owned);
-        }
+        self.scheduler.release(self.owned.load(Acquire));
     }
 
     /// Drops the future (catching a panic in its drop) and completes the
