@@ -1,5 +1,7 @@
 //! `lawn_rt::time::Instant`: the std-like API, saturating arithmetic, and
-//! the clock of an entered (paused) driver.
+//! the clock of an entered (paused) bare driver. The paused clock of a
+//! runtime is `time_pause.rs`'s subject; the one test here about awaiting
+//! runs on it.
 
 mod common;
 
@@ -8,6 +10,7 @@ use std::task::Poll;
 use std::thread;
 
 use common::{paused_driver, poll_noop};
+use lawn_rt::time;
 use lawn_rt::time::{sleep, Duration, Instant};
 
 const fn ms(n: u64) -> Duration {
@@ -139,10 +142,9 @@ fn sleep_binds_to_the_driver_entered_at_creation() {
     assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
 }
 
-#[test]
-fn pinned_sleep_can_be_awaited_by_mutable_reference_and_reused() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn pinned_sleep_can_be_awaited_by_mutable_reference_and_reused() {
+    let t0 = Instant::now();
     let mut sleep = Box::pin(sleep(ms(3)));
     {
         // `Pin<&mut Sleep>` is itself a future: poll it, then drop it.
@@ -150,11 +152,22 @@ fn pinned_sleep_can_be_awaited_by_mutable_reference_and_reused() {
         let mut by_ref = pin!(by_ref);
         assert!(poll_noop(by_ref.as_mut()).is_pending());
     }
-    driver.advance(ms(3));
+    time::advance(ms(3)).await;
     assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
     sleep.as_mut().reset(Instant::now() + ms(3));
     assert!(poll_noop(sleep.as_mut()).is_pending());
-    driver.advance(ms(3));
+    time::advance(ms(3)).await;
     assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
     assert!(format!("{sleep:?}").contains("Sleep"));
+
+    // Awaited by reference, reset, awaited again: each time exactly at its
+    // deadline, and the sleep is still there to look at afterwards.
+    sleep.as_mut().reset(Instant::now() + ms(3));
+    sleep.as_mut().await;
+    assert_eq!(Instant::now(), t0 + ms(9));
+    assert!(sleep.is_elapsed());
+    sleep.as_mut().reset(Instant::now() + ms(4));
+    (&mut sleep).await;
+    assert_eq!(Instant::now(), t0 + ms(13));
+    assert_eq!(sleep.deadline(), t0 + ms(13));
 }

@@ -1,7 +1,9 @@
 //! `lawn_rt::time::{interval, interval_at, Interval, MissedTickBehavior}`,
-//! on a paused driver: advance the clock, then `poll_tick` with a no-op
-//! waker. The catch-up rules are tokio's: a tick is missed when taken more
-//! than 5 ms after it was due, and then
+//! on a paused runtime (`#[lawn_rt::test(start_paused = true)]`): advance
+//! the clock with `time::advance`, then `poll_tick` with a no-op waker; and
+//! await ticks, which auto-advance takes to their exact instants. The
+//! catch-up rules are tokio's: a tick is missed when taken more than 5 ms
+//! after it was due, and then
 //! - `Burst`: next = due + period,
 //! - `Delay`: next = now + period,
 //! - `Skip`:  next = now + period - ((now - due) % period).
@@ -11,10 +13,9 @@ mod common;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use common::{counting_waker, paused_driver, poll_noop};
+use common::{advance_and_count, counting_waker, poll_noop};
 use futures::{Stream, StreamExt};
-use lawn_rt::driver::Driver;
-use lawn_rt::time::{interval, interval_at, Duration, Instant, Interval, MissedTickBehavior};
+use lawn_rt::time::{self, interval, interval_at, Duration, Instant, Interval, MissedTickBehavior};
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -39,28 +40,30 @@ fn assert_no_tick(interval: &mut Interval) {
     assert_eq!(poll_tick(interval), Poll::Pending, "expected no tick yet");
 }
 
-/// A paused, entered driver and the instant it stands at.
+/// Where a paused runtime's clock stood when a test (or a case) began.
 struct Paused {
-    driver: Driver,
     t0: Instant,
 }
 
 impl Paused {
+    fn now() -> Paused {
+        Paused { t0: Instant::now() }
+    }
+
     fn at(&self, n: u64) -> Instant {
         self.t0 + ms(n)
     }
 }
 
-macro_rules! paused {
-    ($p:ident) => {
-        let driver = paused_driver();
-        let handle = driver.handle().clone();
-        let _entered = handle.enter();
-        let $p = Paused {
-            t0: Instant::now(),
-            driver,
-        };
-    };
+/// Awaits the next tick, which must be due at `due`; auto-advance must
+/// take the clock exactly there.
+async fn await_tick_at(interval: &mut Interval, due: Instant) {
+    assert_eq!(interval.tick().await, due, "awaited the wrong tick");
+    assert_eq!(
+        Instant::now(),
+        due,
+        "the tick due at {due:?} came at the wrong time"
+    );
 }
 
 fn assert_send_sync_unpin<T: Send + Sync + Unpin>() {}
@@ -70,9 +73,9 @@ fn interval_is_send_sync_unpin() {
     assert_send_sync_unpin::<Interval>();
 }
 
-#[test]
-fn first_tick_is_immediate_then_every_period() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn first_tick_is_immediate_then_every_period() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     assert_eq!(every.period(), ms(10));
     assert_eq!(every.missed_tick_behavior(), MissedTickBehavior::Burst);
@@ -80,254 +83,295 @@ fn first_tick_is_immediate_then_every_period() {
     assert_tick(&mut every, p.at(0));
     assert_no_tick(&mut every);
     for n in 1..=5 {
-        assert_eq!(p.driver.advance(ms(9)), 0);
+        assert_eq!(advance_and_count(ms(9)).await, 0);
         assert_no_tick(&mut every);
-        assert_eq!(p.driver.advance(ms(1)), 1);
+        assert_eq!(advance_and_count(ms(1)).await, 1);
         assert_tick(&mut every, p.at(10 * n));
         assert_no_tick(&mut every);
     }
+    // Awaited: every period exactly.
+    for n in 6..=8 {
+        await_tick_at(&mut every, p.at(10 * n)).await;
+    }
 }
 
-#[test]
-fn interval_at_starts_at_start() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn interval_at_starts_at_start() {
+    let p = Paused::now();
     let mut every = interval_at(p.at(25), ms(10));
     assert_no_tick(&mut every);
-    p.driver.advance(ms(24));
+    time::advance(ms(24)).await;
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1));
+    time::advance(ms(1)).await;
     assert_tick(&mut every, p.at(25));
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(35));
 
     // A start in the past ticks at once, reporting that start.
     let mut past = interval_at(p.at(30), ms(10));
     assert_tick(&mut past, p.at(30));
     assert_no_tick(&mut past);
-    p.driver.advance(ms(5));
+    time::advance(ms(5)).await;
     assert_tick(&mut past, p.at(40));
+
+    // Awaited: the first tick at the start, exactly, then every period.
+    let q = Paused::now();
+    let mut later = interval_at(q.at(25), ms(10));
+    await_tick_at(&mut later, q.at(25)).await;
+    await_tick_at(&mut later, q.at(35)).await;
 }
 
-#[test]
-fn the_tick_wakes_the_task() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn the_tick_wakes_the_task() {
+    let p = Paused::now();
     let (counter, waker) = counting_waker();
     let mut cx = Context::from_waker(&waker);
     let mut every = interval(ms(10));
     assert!(every.poll_tick(&mut cx).is_ready());
     assert!(every.poll_tick(&mut cx).is_pending());
-    assert_eq!(p.driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(counter.wakes(), 1);
     assert_eq!(every.poll_tick(&mut cx), Poll::Ready(p.at(10)));
+
+    // A task awaiting its ticks is woken at each, exactly.
+    let q = Paused::now();
+    let ticker = lawn_rt::spawn(async {
+        let mut every = interval(ms(10));
+        let mut woke = Vec::new();
+        for _ in 0..4 {
+            every.tick().await;
+            woke.push(Instant::now());
+        }
+        woke
+    });
+    assert_eq!(
+        ticker.await.unwrap(),
+        [q.at(0), q.at(10), q.at(20), q.at(30)]
+    );
 }
 
 /// A tick taken at most 5 ms late is not missed: the schedule stays.
-#[test]
-fn up_to_five_ms_late_is_not_missed() {
+#[lawn_rt::test(start_paused = true)]
+async fn up_to_five_ms_late_is_not_missed() {
     for behavior in [
         MissedTickBehavior::Burst,
         MissedTickBehavior::Delay,
         MissedTickBehavior::Skip,
     ] {
-        paused!(p);
+        let p = Paused::now();
         let mut every = interval(ms(10));
         every.set_missed_tick_behavior(behavior);
         assert_tick(&mut every, p.at(0));
-        p.driver.advance(ms(15)); // the tick due at 10 is taken at 15
+        time::advance(ms(15)).await; // the tick due at 10 is taken at 15
         assert_tick(&mut every, p.at(10));
         assert_no_tick(&mut every);
-        p.driver.advance(ms(5));
+        time::advance(ms(5)).await;
         assert_tick(&mut every, p.at(20));
+        await_tick_at(&mut every, p.at(30)).await;
     }
 }
 
-#[test]
-fn burst_catches_up_on_the_original_schedule() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn burst_catches_up_on_the_original_schedule() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     every.set_missed_tick_behavior(MissedTickBehavior::Burst);
     assert_tick(&mut every, p.at(0));
 
-    p.driver.advance(ms(35)); // now = 35
+    time::advance(ms(35)).await; // now = 35
     assert_tick(&mut every, p.at(10)); // missed: next = 10 + 10
     assert_tick(&mut every, p.at(20)); // missed: next = 20 + 10
     assert_tick(&mut every, p.at(30)); // 5 ms late: not missed, next = 40
     assert_no_tick(&mut every);
-    p.driver.advance(ms(5));
+    time::advance(ms(5)).await;
     assert_tick(&mut every, p.at(40));
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(50));
+    await_tick_at(&mut every, p.at(60)).await;
 }
 
-#[test]
-fn delay_restarts_the_schedule_from_now() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn delay_restarts_the_schedule_from_now() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     every.set_missed_tick_behavior(MissedTickBehavior::Delay);
     assert_eq!(every.missed_tick_behavior(), MissedTickBehavior::Delay);
     assert_tick(&mut every, p.at(0));
 
-    p.driver.advance(ms(35)); // now = 35
+    time::advance(ms(35)).await; // now = 35
     assert_tick(&mut every, p.at(10)); // missed: next = 35 + 10
     assert_no_tick(&mut every);
-    p.driver.advance(ms(9)); // 44
+    time::advance(ms(9)).await; // 44
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1)); // 45
+    time::advance(ms(1)).await; // 45
     assert_tick(&mut every, p.at(45));
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(55));
 
     // 6 ms late: missed, so now + period.
-    p.driver.advance(ms(16)); // 71; due 65
+    time::advance(ms(16)).await; // 71; due 65
     assert_tick(&mut every, p.at(65));
-    p.driver.advance(ms(9)); // 80
+    time::advance(ms(9)).await; // 80
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1)); // 81
+    time::advance(ms(1)).await; // 81
     assert_tick(&mut every, p.at(81));
+    await_tick_at(&mut every, p.at(91)).await;
 }
 
-#[test]
-fn skip_jumps_to_the_next_tick_on_the_schedule() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn skip_jumps_to_the_next_tick_on_the_schedule() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     every.set_missed_tick_behavior(MissedTickBehavior::Skip);
     assert_tick(&mut every, p.at(0));
 
-    p.driver.advance(ms(35)); // now = 35
-                              // missed: next = 35 + 10 - ((35 - 10) % 10) = 40
+    time::advance(ms(35)).await; // now = 35
+                                 // missed: next = 35 + 10 - ((35 - 10) % 10) = 40
     assert_tick(&mut every, p.at(10));
     assert_no_tick(&mut every);
-    p.driver.advance(ms(4)); // 39
+    time::advance(ms(4)).await; // 39
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1)); // 40
+    time::advance(ms(1)).await; // 40
     assert_tick(&mut every, p.at(40));
 
     // Late by an exact multiple of the period: 50 was due, now = 80;
     // next = 80 + 10 - (30 % 10) = 90.
-    p.driver.advance(ms(40)); // 80
+    time::advance(ms(40)).await; // 80
     assert_tick(&mut every, p.at(50));
     assert_no_tick(&mut every);
-    p.driver.advance(ms(9));
+    time::advance(ms(9)).await;
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1)); // 90
+    time::advance(ms(1)).await; // 90
     assert_tick(&mut every, p.at(90));
+    await_tick_at(&mut every, p.at(100)).await;
 }
 
 /// Skip with a period that does not divide the lateness: 7 ms period,
 /// tick due at 7 taken at 30: next = 30 + 7 - (23 % 7) = 35.
-#[test]
-fn skip_with_an_uneven_period() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn skip_with_an_uneven_period() {
+    let p = Paused::now();
     let mut every = interval(ms(7));
     every.set_missed_tick_behavior(MissedTickBehavior::Skip);
     assert_tick(&mut every, p.at(0));
-    p.driver.advance(ms(30));
+    time::advance(ms(30)).await;
     assert_tick(&mut every, p.at(7));
-    p.driver.advance(ms(4)); // 34
+    time::advance(ms(4)).await; // 34
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1)); // 35
+    time::advance(ms(1)).await; // 35
     assert_tick(&mut every, p.at(35));
-    p.driver.advance(ms(7));
+    time::advance(ms(7)).await;
     assert_tick(&mut every, p.at(42));
+    await_tick_at(&mut every, p.at(49)).await;
 }
 
-#[test]
-fn behavior_can_change_between_ticks() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn behavior_can_change_between_ticks() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     assert_tick(&mut every, p.at(0));
-    p.driver.advance(ms(35));
+    time::advance(ms(35)).await;
     assert_tick(&mut every, p.at(10)); // Burst: next 20
     every.set_missed_tick_behavior(MissedTickBehavior::Delay);
     assert_tick(&mut every, p.at(20)); // Delay: next 35 + 10
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(45));
+    await_tick_at(&mut every, p.at(55)).await;
 }
 
 // ---------------------------------------------------------------------------
 // reset*
 // ---------------------------------------------------------------------------
 
-#[test]
-fn reset_restarts_one_period_from_now() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn reset_restarts_one_period_from_now() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     assert_tick(&mut every, p.at(0));
-    p.driver.advance(ms(3));
+    time::advance(ms(3)).await;
     every.reset();
-    p.driver.advance(ms(7)); // 10: the old schedule's tick
+    time::advance(ms(7)).await; // 10: the old schedule's tick
     assert_no_tick(&mut every);
-    p.driver.advance(ms(2)); // 12
+    time::advance(ms(2)).await; // 12
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1)); // 13
+    time::advance(ms(1)).await; // 13
     assert_tick(&mut every, p.at(13));
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(23));
+    await_tick_at(&mut every, p.at(33)).await;
+
+    // A reset while a task awaits the tick moves the wake-up with it.
+    every.reset(); // due 43
+    await_tick_at(&mut every, p.at(43)).await;
 }
 
-#[test]
-fn reset_immediately_makes_the_next_tick_due_now() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn reset_immediately_makes_the_next_tick_due_now() {
+    let p = Paused::now();
     let mut every = interval(Duration::from_secs(3600));
     assert_tick(&mut every, p.at(0));
-    p.driver.advance(ms(4));
+    time::advance(ms(4)).await;
     every.reset_immediately();
     assert_tick(&mut every, p.at(4));
     assert_no_tick(&mut every);
-    p.driver.advance(Duration::from_secs(3600));
+    time::advance(Duration::from_secs(3600)).await;
     assert_tick(&mut every, p.at(4) + Duration::from_secs(3600));
+    await_tick_at(&mut every, p.at(4) + Duration::from_secs(7200)).await;
 }
 
-#[test]
-fn reset_after_and_reset_at() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn reset_after_and_reset_at() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     assert_tick(&mut every, p.at(0));
 
-    p.driver.advance(ms(2));
+    time::advance(ms(2)).await;
     every.reset_after(ms(5)); // due 7
-    p.driver.advance(ms(4));
+    time::advance(ms(4)).await;
     assert_no_tick(&mut every);
-    p.driver.advance(ms(1));
+    time::advance(ms(1)).await;
     assert_tick(&mut every, p.at(7));
 
     every.reset_at(p.at(30));
-    p.driver.advance(ms(10)); // 17: the schedule's 17 is gone
+    time::advance(ms(10)).await; // 17: the schedule's 17 is gone
     assert_no_tick(&mut every);
-    p.driver.advance(ms(13)); // 30
+    time::advance(ms(13)).await; // 30
     assert_tick(&mut every, p.at(30));
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(40));
 
     // reset_at a past instant: ticks at once, reporting that instant.
     every.reset_at(p.at(38));
     assert_tick(&mut every, p.at(38));
-    p.driver.advance(ms(8)); // 48 == 38 + 10
+    time::advance(ms(8)).await; // 48 == 38 + 10
     assert_tick(&mut every, p.at(48));
 
-    // reset_after(Duration::MAX) neither panics nor overflows.
+    // reset_after(Duration::MAX) neither panics nor overflows: the tick
+    // comes in the far future (about 30 years), where auto-advance goes.
     every.reset_after(Duration::MAX);
-    p.driver.advance(Duration::from_secs(365 * 86_400));
+    time::advance(Duration::from_secs(365 * 86_400)).await;
     assert_no_tick(&mut every);
+    await_tick_at(&mut every, p.at(48) + Duration::MAX).await;
 }
 
-#[test]
-fn reset_before_the_first_tick() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn reset_before_the_first_tick() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     every.reset(); // the immediate first tick moves to 10
     assert_no_tick(&mut every);
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_tick(&mut every, p.at(10));
+    await_tick_at(&mut every, p.at(20)).await;
 }
 
 // ---------------------------------------------------------------------------
 // tick(), Stream, bad input, far future
 // ---------------------------------------------------------------------------
 
-#[test]
-fn tick_future_is_cancel_safe() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn tick_future_is_cancel_safe() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     {
         let mut first = pin!(every.tick());
@@ -338,32 +382,48 @@ fn tick_future_is_cancel_safe() {
         let mut second = pin!(every.tick());
         assert!(poll_noop(second.as_mut()).is_pending());
     }
-    p.driver.advance(ms(10));
-    let mut second = pin!(every.tick());
-    assert_eq!(poll_noop(second.as_mut()), Poll::Ready(p.at(10)));
+    time::advance(ms(10)).await;
+    {
+        let mut second = pin!(every.tick());
+        assert_eq!(poll_noop(second.as_mut()), Poll::Ready(p.at(10)));
+    }
+
+    // Awaited and given up by a timeout half a period in: the tick is not
+    // lost, it comes at its time.
+    let gave_up = time::timeout(ms(5), every.tick()).await;
+    assert!(gave_up.is_err());
+    assert_eq!(Instant::now(), p.at(15));
+    await_tick_at(&mut every, p.at(20)).await;
 }
 
-#[test]
-fn interval_is_a_stream_of_ticks() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn interval_is_a_stream_of_ticks() {
+    let p = Paused::now();
     let mut every = interval(ms(10));
     let mut cx = Context::from_waker(Waker::noop());
     assert_eq!(every.poll_next_unpin(&mut cx), Poll::Ready(Some(p.at(0))));
     assert_eq!(every.poll_next_unpin(&mut cx), Poll::Pending);
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_eq!(every.poll_next_unpin(&mut cx), Poll::Ready(Some(p.at(10))));
     assert_eq!(every.size_hint(), (0, None));
 
     // Stream combinators: three ticks with the clock moved in between.
     let mut taken = pin!(every.by_ref().take(2).collect::<Vec<_>>());
     assert!(poll_noop(taken.as_mut()).is_pending());
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert!(poll_noop(taken.as_mut()).is_pending());
-    p.driver.advance(ms(10));
+    time::advance(ms(10)).await;
     assert_eq!(
         poll_noop(taken.as_mut()),
         Poll::Ready(vec![p.at(20), p.at(30)])
     );
+
+    // Awaited through the stream: exact instants.
+    assert_eq!(every.next().await, Some(p.at(40)));
+    assert_eq!(Instant::now(), p.at(40));
+    let ticks: Vec<_> = every.by_ref().take(3).collect().await;
+    assert_eq!(ticks, [p.at(50), p.at(60), p.at(70)]);
+    assert_eq!(Instant::now(), p.at(70));
 }
 
 #[test]
@@ -378,14 +438,16 @@ fn interval_at_zero_period_panics() {
     let _ = interval_at(Instant::now(), Duration::ZERO);
 }
 
-#[test]
-fn interval_with_a_huge_period() {
-    paused!(p);
+#[lawn_rt::test(start_paused = true)]
+async fn interval_with_a_huge_period() {
+    let p = Paused::now();
     let mut every = interval(Duration::MAX);
     assert_tick(&mut every, p.at(0));
     assert_no_tick(&mut every);
-    p.driver.advance(Duration::from_secs(10 * 365 * 86_400));
+    time::advance(Duration::from_secs(10 * 365 * 86_400)).await;
     assert_no_tick(&mut every);
+    // Its second tick is the far future (about 30 years), exactly.
+    await_tick_at(&mut every, p.at(0) + Duration::MAX).await;
 }
 
 #[test]
@@ -401,6 +463,22 @@ fn missed_tick_behavior_default_is_burst() {
         assert_eq!(every.missed_tick_behavior(), behavior);
     }
     assert!(format!("{every:?}").contains("Interval"));
+}
+
+/// The paused twin of the test below: each tick is reported, and taken,
+/// exactly one period after the last.
+#[lawn_rt::test(start_paused = true)]
+async fn paused_clock_ticks_are_exact() {
+    let start = Instant::now();
+    let mut every = interval(ms(2));
+    let first = every.tick().await;
+    assert_eq!(first, start);
+    for n in 1..=3u32 {
+        let due = every.tick().await;
+        assert_eq!(due - first, ms(2) * n);
+        assert_eq!(Instant::now(), due);
+    }
+    assert_eq!(start.elapsed(), ms(6));
 }
 
 /// On the real clock, through the fallback driver: ticks come no sooner

@@ -1,12 +1,18 @@
 //! `Sleep::reset`: before and after fire, to the past, to later and earlier;
 //! the registration and its waker are kept.
+//!
+//! Every test runs on a paused runtime (`#[lawn_rt::test(start_paused =
+//! true)]`): the clock moves only by `time::advance` (checked poll by poll,
+//! with a counting waker) or by auto-advance when a reset sleep is awaited,
+//! which then completes exactly at its new deadline.
 
 mod common;
 
+use std::future::Future;
 use std::pin::pin;
 use std::task::Poll;
 
-use common::{counting_waker, paused_driver, poll_noop, poll_with};
+use common::{advance_and_count, counting_waker, pending_timers, poll_noop, poll_with};
 use lawn_rt::time::{sleep, Duration, Instant};
 
 const fn ms(n: u64) -> Duration {
@@ -17,10 +23,8 @@ const fn ms(n: u64) -> Duration {
 // reset
 // ---------------------------------------------------------------------------
 
-#[test]
-fn reset_before_fire_to_later() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_before_fire_to_later() {
     let (counter, waker) = counting_waker();
 
     let start = Instant::now();
@@ -28,47 +32,56 @@ fn reset_before_fire_to_later() {
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
     sleep.as_mut().reset(start + ms(25));
     assert_eq!(sleep.deadline(), start + ms(25));
-    assert_eq!(
-        driver.handle().pending_timers(),
-        1,
-        "reset re-files, not adds"
-    );
+    assert_eq!(pending_timers(), 1, "reset re-files, not adds");
 
     // Nothing at the old deadline.
-    assert_eq!(driver.advance(ms(10)), 0);
+    assert_eq!(advance_and_count(ms(10)).await, 0);
     assert_eq!(counter.wakes(), 0);
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
 
-    assert_eq!(driver.advance(ms(14)), 0);
+    assert_eq!(advance_and_count(ms(14)).await, 0);
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(advance_and_count(ms(1)).await, 1);
     assert_eq!(counter.wakes(), 1);
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+
+    // Awaited: it completes exactly at the new deadline.
+    let start = Instant::now();
+    let mut awaited = pin!(lawn_rt::time::sleep(ms(10)));
+    assert!(poll_noop(awaited.as_mut()).is_pending());
+    awaited.as_mut().reset(start + ms(25));
+    awaited.await;
+    assert_eq!(Instant::now(), start + ms(25));
 }
 
-#[test]
-fn reset_before_fire_to_earlier() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_before_fire_to_earlier() {
     let (counter, waker) = counting_waker();
 
     let start = Instant::now();
     let mut sleep = pin!(sleep(ms(30)));
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
     sleep.as_mut().reset(start + ms(5));
-    assert_eq!(driver.advance(ms(4)), 0);
-    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(advance_and_count(ms(4)).await, 0);
+    assert_eq!(advance_and_count(ms(1)).await, 1);
     assert_eq!(counter.wakes(), 1);
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
     // Nothing left at the old deadline.
-    assert_eq!(driver.advance(ms(30)), 0);
+    assert_eq!(advance_and_count(ms(30)).await, 0);
     assert_eq!(counter.wakes(), 1);
+
+    // Awaited: it completes at the new, earlier deadline.
+    let start = Instant::now();
+    let mut awaited = pin!(lawn_rt::time::sleep(ms(30)));
+    assert!(poll_noop(awaited.as_mut()).is_pending());
+    awaited.as_mut().reset(start + ms(5));
+    awaited.await;
+    assert_eq!(Instant::now(), start + ms(5));
+    assert_eq!(pending_timers(), 0);
 }
 
-#[test]
-fn reset_later_then_earlier_then_later() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_later_then_earlier_then_later() {
     let (counter, waker) = counting_waker();
     let start = Instant::now();
 
@@ -77,69 +90,94 @@ fn reset_later_then_earlier_then_later() {
     for at in [40, 3, 20, 15] {
         sleep.as_mut().reset(start + ms(at));
     }
-    assert_eq!(driver.handle().pending_timers(), 1);
-    assert_eq!(driver.advance(ms(14)), 0);
-    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(pending_timers(), 1);
+    assert_eq!(advance_and_count(ms(14)).await, 0);
+    assert_eq!(advance_and_count(ms(1)).await, 1);
     assert_eq!(counter.wakes(), 1);
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+
+    // Awaited: the last deadline wins, exactly.
+    let start = Instant::now();
+    let mut awaited = pin!(lawn_rt::time::sleep(ms(10)));
+    assert!(poll_noop(awaited.as_mut()).is_pending());
+    for at in [40, 3, 20, 15] {
+        awaited.as_mut().reset(start + ms(at));
+    }
+    awaited.await;
+    assert_eq!(Instant::now(), start + ms(15));
 }
 
-#[test]
-fn reset_after_fire_waits_again() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_after_fire_waits_again() {
     let (counter, waker) = counting_waker();
 
     let mut sleep = pin!(sleep(ms(10)));
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
     assert!(sleep.is_elapsed());
 
     sleep.as_mut().reset(Instant::now() + ms(10));
     assert!(!sleep.is_elapsed());
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
-    assert_eq!(driver.handle().pending_timers(), 1);
-    assert_eq!(driver.advance(ms(9)), 0);
+    assert_eq!(pending_timers(), 1);
+    assert_eq!(advance_and_count(ms(9)).await, 0);
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(advance_and_count(ms(1)).await, 1);
     assert_eq!(counter.wakes(), 2);
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+
+    // Awaited, completed, reset and awaited again: exactly one period each
+    // time (the pattern of a periodic timer built on one `Sleep`).
+    let start = Instant::now();
+    let mut periodic = pin!(lawn_rt::time::sleep(ms(10)));
+    for n in 1..=5 {
+        periodic.as_mut().await;
+        assert_eq!(Instant::now(), start + ms(10) * n);
+        let next = periodic.deadline() + ms(10);
+        periodic.as_mut().reset(next);
+    }
 }
 
 /// Fired (the waker was called) but not yet polled, then pushed back: the
 /// next poll is pending and the sleep fires again at the new deadline.
-#[test]
-fn reset_after_fire_before_poll_waits_again() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_after_fire_before_poll_waits_again() {
     let (counter, waker) = counting_waker();
 
     let mut sleep = pin!(sleep(ms(10)));
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(counter.wakes(), 1);
 
     sleep.as_mut().reset(Instant::now() + ms(10));
     assert!(!sleep.is_elapsed());
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(counter.wakes(), 2);
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+
+    // The same, then awaited: it waits out the whole new deadline.
+    let fired_at = Instant::now();
+    let mut awaited = pin!(lawn_rt::time::sleep(ms(10)));
+    assert!(poll_with(awaited.as_mut(), &waker).is_pending());
+    assert_eq!(advance_and_count(ms(10)).await, 1);
+    awaited.as_mut().reset(Instant::now() + ms(10));
+    awaited.await;
+    assert_eq!(Instant::now(), fired_at + ms(20));
 }
 
-#[test]
-fn reset_to_the_past_is_ready_on_the_next_poll() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_to_the_past_is_ready_on_the_next_poll() {
     let (counter, waker) = counting_waker();
+    let t0 = Instant::now();
 
     // Registered, then reset to now: ready without the clock moving.
     let mut registered = pin!(sleep(ms(10)));
     assert!(poll_with(registered.as_mut(), &waker).is_pending());
     registered.as_mut().reset(Instant::now());
     assert_eq!(poll_with(registered.as_mut(), &waker), Poll::Ready(()));
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
 
     // Registered, then reset to well before now.
     let mut registered = pin!(sleep(ms(10)));
@@ -148,7 +186,7 @@ fn reset_to_the_past_is_ready_on_the_next_poll() {
         .as_mut()
         .reset(Instant::now() - Duration::from_secs(5));
     assert_eq!(poll_with(registered.as_mut(), &waker), Poll::Ready(()));
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
 
     // Never polled, then reset to the past.
     let mut unpolled = pin!(sleep(ms(10)));
@@ -159,28 +197,42 @@ fn reset_to_the_past_is_ready_on_the_next_poll() {
     // task awaiting them elsewhere must learn of it; tokio does the same),
     // the unpolled one had none; nothing fires later for any of them.
     assert_eq!(counter.wakes(), 2);
-    assert_eq!(driver.advance(ms(20)), 0);
+    assert_eq!(Instant::now(), t0, "the clock stood still throughout");
+    assert_eq!(advance_and_count(ms(20)).await, 0);
     assert_eq!(counter.wakes(), 2);
+
+    // Awaited after a reset to the past: completes with no time passing.
+    let t1 = Instant::now();
+    let mut awaited = pin!(lawn_rt::time::sleep(ms(10)));
+    assert!(poll_noop(awaited.as_mut()).is_pending());
+    awaited.as_mut().reset(t1 - ms(1));
+    awaited.await;
+    assert_eq!(Instant::now(), t1);
 }
 
 /// An unpolled sleep that is reset still registers only on its first poll.
-#[test]
-fn reset_of_an_unpolled_sleep_does_not_register() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn reset_of_an_unpolled_sleep_does_not_register() {
+    let start = Instant::now();
     let mut sleep = pin!(sleep(ms(10)));
     sleep.as_mut().reset(Instant::now() + ms(20));
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
     assert!(poll_noop(sleep.as_mut()).is_pending());
-    assert_eq!(driver.handle().pending_timers(), 1);
-    assert_eq!(driver.advance(ms(10)), 0);
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(pending_timers(), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 0);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
+    assert_eq!(Instant::now(), start + ms(20));
+
+    // Reset before its first poll, then awaited: the new deadline, exactly.
+    let start = Instant::now();
+    let mut awaited = pin!(lawn_rt::time::sleep(ms(10)));
+    awaited.as_mut().reset(start + ms(20));
+    awaited.await;
+    assert_eq!(Instant::now(), start + ms(20));
 }
 
-#[test]
-fn waker_is_kept_across_reset() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn waker_is_kept_across_reset() {
     let (counter, waker) = counting_waker();
 
     let mut sleep = pin!(sleep(ms(10)));
@@ -188,10 +240,28 @@ fn waker_is_kept_across_reset() {
     // Reset to later and to earlier without polling in between.
     sleep.as_mut().reset(Instant::now() + ms(50));
     sleep.as_mut().reset(Instant::now() + ms(20));
-    assert_eq!(driver.advance(ms(20)), 1);
+    assert_eq!(advance_and_count(ms(20)).await, 1);
     assert_eq!(
         counter.wakes(),
         1,
         "the waker stored before reset must be woken"
     );
+
+    // A task awaiting a sleep that another task resets is woken at the new
+    // deadline: the reset keeps the awaiting task's waker.
+    let start = Instant::now();
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(Box::pin(lawn_rt::time::sleep(ms(
+        10,
+    )))));
+    let waiter = lawn_rt::spawn({
+        let shared = shared.clone();
+        async move {
+            std::future::poll_fn(|cx| shared.lock().unwrap().as_mut().poll(cx)).await;
+            Instant::now()
+        }
+    });
+    lawn_rt::task::yield_now().await; // the waiter registers
+    shared.lock().unwrap().as_mut().reset(start + ms(50));
+    shared.lock().unwrap().as_mut().reset(start + ms(20));
+    assert_eq!(waiter.await.unwrap(), start + ms(20));
 }

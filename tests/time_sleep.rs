@@ -2,9 +2,13 @@
 //! contract of DESIGN.md ("Contract of a timer future"), through the public
 //! API only.
 //!
-//! Everything runs on a paused [`Driver`] moved by hand, except the tests
-//! whose point is the real clock (`never_early_*`, the cross-thread batch
-//! test).
+//! The timing tests run on a paused runtime (`#[lawn_rt::test(start_paused
+//! = true)]`, 100 µs ticks): polled by hand while `time::advance` moves the
+//! clock, then awaited, when auto-advance takes the clock to the exact
+//! instant a sleep completes. The tests of the bare [`Driver`] API
+//! (`next_deadline`, `process_at`, its shutdown and drop) use a paused
+//! driver moved by hand; the `never_early_*` tests are about the real
+//! clock (the fallback driver, a driver turned by a thread of our own).
 
 mod common;
 
@@ -14,9 +18,12 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::thread;
 
-use common::{assert_panics_with, counting_waker, paused_driver, poll_noop, poll_with, Rng};
+use common::{
+    advance_and_count, assert_panics_with, counting_waker, paused_driver, paused_runtime,
+    paused_within, pending_timers, poll_noop, poll_with, Rng,
+};
 use lawn_rt::driver::Driver;
-use lawn_rt::time::{sleep, sleep_until, Duration, Instant, Sleep};
+use lawn_rt::time::{self, sleep, sleep_until, Duration, Instant, Sleep};
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -170,18 +177,23 @@ fn registers_on_first_poll_not_on_creation() {
     assert!(!sleep.is_elapsed());
 }
 
-#[test]
-fn unpolled_sleep_never_fires() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn unpolled_sleep_never_fires() {
     let sleep = sleep(ms(5));
-    assert_eq!(driver.advance(ms(50)), 0);
+    assert_eq!(advance_and_count(ms(50)).await, 0);
     // Not polled, so not elapsed, even though its deadline has passed.
     assert!(!sleep.is_elapsed());
     let mut sleep = pin!(sleep);
     assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
     assert!(sleep.is_elapsed());
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
+
+    // Awaited after its deadline: done at once, the clock does not move.
+    let late = lawn_rt::time::sleep(ms(5));
+    time::advance(ms(5)).await;
+    let t = Instant::now();
+    late.await;
+    assert_eq!(Instant::now(), t);
 }
 
 #[test]
@@ -207,64 +219,64 @@ fn drop_before_fire_deregisters_and_never_wakes() {
     );
 }
 
-#[test]
-fn drop_after_fire() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn drop_after_fire() {
     let (counter, waker) = counting_waker();
 
     // Fired but not polled again, then dropped.
     let mut fired = Box::pin(sleep(ms(10)));
     assert!(poll_with(fired.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(counter.wakes(), 1);
     assert!(fired.is_elapsed());
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
     drop(fired);
 
     // Fired, completed, then dropped.
     let mut done = Box::pin(sleep(ms(10)));
     assert!(poll_with(done.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(poll_with(done.as_mut(), &waker), Poll::Ready(()));
     // Completed futures stay completed.
     assert_eq!(poll_with(done.as_mut(), &waker), Poll::Ready(()));
     drop(done);
 
     assert_eq!(counter.wakes(), 2);
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
     drop(waker);
     assert_eq!(Arc::strong_count(&counter), 1);
 }
 
-#[test]
-fn fires_at_its_deadline_and_not_a_tick_before() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn fires_at_its_deadline_and_not_a_tick_before() {
     let (counter, waker) = counting_waker();
+    let tick = lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION;
 
     let start = Instant::now();
     let mut sleep = pin!(sleep(ms(10)));
     assert_eq!(sleep.deadline(), start + ms(10));
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
 
-    let next = driver.next_deadline().expect("a pending timer");
-    assert!(
-        next <= sleep.deadline().into_std(),
-        "next_deadline after the deadline"
-    );
-
-    assert_eq!(driver.advance(ms(9)), 0);
+    assert_eq!(advance_and_count(ms(10) - tick).await, 0);
     assert!(poll_with(sleep.as_mut(), &waker).is_pending());
     assert!(!sleep.is_elapsed());
     assert_eq!(counter.wakes(), 0);
 
-    assert_eq!(driver.advance(ms(1)), 1);
+    assert_eq!(advance_and_count(tick).await, 1);
     assert_eq!(counter.wakes(), 1);
     assert!(sleep.is_elapsed());
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
-    assert!(Instant::now() >= sleep.deadline());
-    assert_eq!(driver.next_deadline(), None);
+    assert_eq!(Instant::now(), sleep.deadline());
+    assert_eq!(pending_timers(), 0);
+
+    // Awaited: the runtime wakes exactly at the deadline (which the bare
+    // driver's test could only bound by `next_deadline() <= deadline`).
+    let start = Instant::now();
+    let awaited = lawn_rt::time::sleep(ms(10));
+    let deadline = awaited.deadline();
+    awaited.await;
+    assert_eq!(Instant::now(), deadline);
+    assert_eq!(deadline, start + ms(10));
 }
 
 /// `process_at` fires what is due at the instant given, but never ahead of
@@ -289,35 +301,41 @@ fn process_at_fires_at_the_deadline_never_ahead_of_the_clock() {
 /// fires on the next tick boundary, never before 1 ms has passed.
 #[test]
 fn deadline_rounds_up_to_the_tick() {
-    let driver = Driver::with_resolution(ms(10)).unwrap();
-    driver.pause();
-    let _entered = driver.handle().enter();
+    paused_runtime(ms(10)).block_on(async {
+        let start = Instant::now();
+        let mut short = pin!(sleep(ms(1)));
+        assert!(poll_noop(short.as_mut()).is_pending());
+        assert_eq!(advance_and_count(ms(1)).await, 0);
+        assert!(poll_noop(short.as_mut()).is_pending());
+        assert_eq!(advance_and_count(ms(8)).await, 0);
+        assert!(poll_noop(short.as_mut()).is_pending());
+        assert_eq!(advance_and_count(ms(1)).await, 1);
+        assert_eq!(poll_noop(short.as_mut()), Poll::Ready(()));
+        assert_eq!(Instant::now(), start + ms(10));
 
-    let mut short = pin!(sleep(ms(1)));
-    assert!(poll_noop(short.as_mut()).is_pending());
-    assert_eq!(driver.advance(ms(1)), 0);
-    assert!(poll_noop(short.as_mut()).is_pending());
-    assert_eq!(driver.advance(ms(8)), 0);
-    assert!(poll_noop(short.as_mut()).is_pending());
-    assert_eq!(driver.advance(ms(1)), 1);
-    assert_eq!(poll_noop(short.as_mut()), Poll::Ready(()));
+        // Awaited: the next 10 ms tick, exactly.
+        sleep(ms(1)).await;
+        assert_eq!(Instant::now(), start + ms(20));
+    });
 
     // A deadline between two 1 ms ticks waits for the later tick.
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
-    let mut between = pin!(sleep(Duration::from_micros(1_500)));
-    assert!(poll_noop(between.as_mut()).is_pending());
-    assert_eq!(driver.advance(ms(1)), 0);
-    assert!(poll_noop(between.as_mut()).is_pending());
-    assert_eq!(driver.advance(ms(1)), 1);
-    assert_eq!(poll_noop(between.as_mut()), Poll::Ready(()));
+    paused_runtime(ms(1)).block_on(async {
+        let start = Instant::now();
+        let mut between = pin!(sleep(Duration::from_micros(1_500)));
+        assert!(poll_noop(between.as_mut()).is_pending());
+        assert_eq!(advance_and_count(ms(1)).await, 0);
+        assert!(poll_noop(between.as_mut()).is_pending());
+        assert_eq!(advance_and_count(ms(1)).await, 1);
+        assert_eq!(poll_noop(between.as_mut()), Poll::Ready(()));
+
+        // Awaited: the later tick, exactly.
+        sleep(Duration::from_micros(1_500)).await;
+        assert_eq!(Instant::now(), start + ms(4));
+    });
 }
 
-#[test]
-fn zero_and_past_deadlines_complete_on_first_poll() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
-
+#[lawn_rt::test(start_paused = true)]
+async fn zero_and_past_deadlines_complete_on_first_poll() {
     let mut zero = pin!(sleep(Duration::ZERO));
     assert_eq!(poll_noop(zero.as_mut()), Poll::Ready(()));
     assert!(zero.is_elapsed());
@@ -330,17 +348,22 @@ fn zero_and_past_deadlines_complete_on_first_poll() {
 
     // Made 5 ms ahead, first polled 5 ms later: due at once.
     let late = sleep(ms(5));
-    driver.advance(ms(5));
+    time::advance(ms(5)).await;
     let mut late = pin!(late);
     assert_eq!(poll_noop(late.as_mut()), Poll::Ready(()));
 
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
+
+    // Awaited: all done with no time passing.
+    let t = Instant::now();
+    sleep(Duration::ZERO).await;
+    sleep_until(t).await;
+    sleep_until(t - Duration::from_secs(1)).await;
+    assert_eq!(Instant::now(), t);
 }
 
-#[test]
-fn many_sleeps_fire_in_deadline_order() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn many_sleeps_fire_in_deadline_order() {
     let mut sleeps: Vec<_> = [30, 10, 20, 10, 50, 40]
         .into_iter()
         .map(|n| (n, Box::pin(sleep(ms(n)))))
@@ -348,23 +371,41 @@ fn many_sleeps_fire_in_deadline_order() {
     for (_, sleep) in &mut sleeps {
         assert!(poll_noop(sleep.as_mut()).is_pending());
     }
-    assert_eq!(driver.handle().pending_timers(), 6);
+    assert_eq!(pending_timers(), 6);
     for (step, expected) in [(10, 2), (10, 1), (10, 1), (10, 1), (10, 1)] {
-        assert_eq!(driver.advance(ms(step)), expected);
+        assert_eq!(advance_and_count(ms(step)).await, expected);
     }
     for (_, sleep) in &mut sleeps {
         assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
     }
+
+    // Awaited by tasks: they wake in deadline order, each exactly at its
+    // deadline.
+    let start = Instant::now();
+    let woke = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tasks: Vec<_> = [30, 10, 20, 15, 50, 40]
+        .into_iter()
+        .map(|n| {
+            let woke = woke.clone();
+            lawn_rt::spawn(async move {
+                sleep(ms(n)).await;
+                woke.lock().unwrap().push((n, start.elapsed()));
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let expected: Vec<_> = [10, 15, 20, 30, 40, 50].map(|n| (n, ms(n))).into();
+    assert_eq!(*woke.lock().unwrap(), expected);
 }
 
 // ---------------------------------------------------------------------------
 // Far future
 // ---------------------------------------------------------------------------
 
-#[test]
-fn sleep_duration_max_is_about_thirty_years() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn sleep_duration_max_is_about_thirty_years() {
     let (counter, waker) = counting_waker();
 
     let now = Instant::now();
@@ -375,18 +416,25 @@ fn sleep_duration_max_is_about_thirty_years() {
         "sleep(Duration::MAX) deadline is {ahead:?} ahead"
     );
     assert!(poll_with(forever.as_mut(), &waker).is_pending());
-    assert_eq!(driver.handle().pending_timers(), 1);
-    assert!(driver.next_deadline().is_some());
+    assert_eq!(pending_timers(), 1);
 
-    assert_eq!(driver.advance(Duration::from_secs(86_400)), 0);
-    assert_eq!(driver.advance(20 * YEAR), 0);
+    assert_eq!(advance_and_count(Duration::from_secs(86_400)).await, 0);
+    assert_eq!(advance_and_count(20 * YEAR).await, 0);
     assert!(poll_with(forever.as_mut(), &waker).is_pending());
     assert_eq!(counter.wakes(), 0);
 
     // It does come, and nothing overflowed on the way.
-    driver.advance(11 * YEAR);
+    time::advance(11 * YEAR).await;
     assert_eq!(counter.wakes(), 1);
     assert_eq!(poll_with(forever.as_mut(), &waker), Poll::Ready(()));
+
+    // Awaited: auto-advance reaches it exactly.
+    let now = Instant::now();
+    let forever = sleep(Duration::MAX);
+    let deadline = forever.deadline();
+    forever.await;
+    assert_eq!(Instant::now(), deadline);
+    assert_eq!(deadline, now + Duration::MAX);
 }
 
 #[test]
@@ -401,27 +449,28 @@ fn instant_plus_duration_max_does_not_panic() {
     assert_eq!(sum, far);
     assert_eq!(now.checked_add(Duration::MAX), None);
 
-    // Reset to "forever" is fine too.
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
-    let mut sleep = pin!(sleep(ms(1)));
-    assert!(poll_noop(sleep.as_mut()).is_pending());
-    sleep.as_mut().reset(Instant::now() + Duration::MAX);
-    assert_eq!(driver.advance(YEAR), 0);
-    assert!(poll_noop(sleep.as_mut()).is_pending());
+    // Reset to "forever" is fine too, and awaited, it comes then exactly.
+    paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION).block_on(async {
+        let start = Instant::now();
+        let mut sleep = pin!(sleep(ms(1)));
+        assert!(poll_noop(sleep.as_mut()).is_pending());
+        sleep.as_mut().reset(Instant::now() + Duration::MAX);
+        assert_eq!(advance_and_count(YEAR).await, 0);
+        assert!(poll_noop(sleep.as_mut()).is_pending());
+        sleep.await;
+        assert_eq!(Instant::now(), start + Duration::MAX);
+    });
 }
 
-#[test]
-fn sleep_until_a_far_instant() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn sleep_until_a_far_instant() {
     let (counter, waker) = counting_waker();
     let now = Instant::now();
 
     // A century ahead: registers and waits.
     let mut century = pin!(sleep_until(now + 100 * YEAR));
     assert!(poll_with(century.as_mut(), &waker).is_pending());
-    assert_eq!(driver.handle().pending_timers(), 1);
+    assert_eq!(pending_timers(), 1);
 
     // Further than the driver's clock can count in nanoseconds (~584
     // years), if the platform can represent it: still never early.
@@ -432,14 +481,15 @@ fn sleep_until_a_far_instant() {
         assert!(poll_with(sleep.as_mut(), &waker).is_pending());
     }
 
-    assert_eq!(driver.advance(99 * YEAR), 0);
+    assert_eq!(advance_and_count(99 * YEAR).await, 0);
     assert!(poll_with(century.as_mut(), &waker).is_pending());
-    driver.advance(YEAR);
+    time::advance(YEAR).await;
     assert_eq!(poll_with(century.as_mut(), &waker), Poll::Ready(()));
     assert_eq!(counter.wakes(), 1);
+    assert_eq!(Instant::now(), century.deadline());
 
     if let Some(mut sleep) = millennium {
-        driver.advance(600 * YEAR);
+        time::advance(600 * YEAR).await;
         assert!(Instant::now() < sleep.deadline());
         assert!(
             poll_with(sleep.as_mut(), &waker).is_pending(),
@@ -447,6 +497,31 @@ fn sleep_until_a_far_instant() {
         );
         assert!(!sleep.is_elapsed());
     }
+}
+
+/// Awaited on a paused runtime, a sleep until a far instant completes when
+/// auto-advance reaches it: a century, and (where the platform can
+/// represent it) a millennium ahead, beyond the ~584 years of nanoseconds
+/// the driver's clock counts; never early. (tokio, whose ticks are
+/// milliseconds, completes both.) Under a watchdog: the failure mode is a
+/// runtime spinning in auto-advance.
+#[test]
+fn awaited_sleep_until_a_far_instant_completes_never_early() {
+    paused_within(
+        Duration::from_secs(10),
+        "sleep_until a century and a millennium ahead",
+        || async {
+            let now = Instant::now();
+            sleep_until(now + 100 * YEAR).await;
+            assert_eq!(Instant::now(), now + 100 * YEAR);
+
+            let now = Instant::now();
+            if let Some(far) = now.checked_add(1_000 * YEAR) {
+                sleep_until(far).await;
+                assert!(Instant::now() >= far, "completed early");
+            }
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------

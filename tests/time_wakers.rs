@@ -1,5 +1,10 @@
 //! Wakers and threads: waker replacement, wakers that drop or register
 //! timers while being woken, and sleeps polled and dropped across threads.
+//!
+//! The waker tests run on a paused runtime (`#[lawn_rt::test(start_paused
+//! = true)]`), so the wakers are called from the runtime's expiry loop, in
+//! the middle of a `time::advance` or an auto-advance; the thread tests use
+//! a paused bare driver, which any thread can enter and advance.
 
 mod common;
 
@@ -9,9 +14,11 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::task::{Poll, Wake, Waker};
 use std::thread;
 
-use common::{counting_waker, paused_driver, poll_noop, poll_with};
+use common::{
+    advance_and_count, counting_waker, paused_driver, pending_timers, poll_noop, poll_with,
+};
 use lawn_rt::driver::Handle;
-use lawn_rt::time::{sleep, Duration, Sleep};
+use lawn_rt::time::{self, sleep, Duration, Instant, Sleep};
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -21,10 +28,8 @@ const fn ms(n: u64) -> Duration {
 // Wakers
 // ---------------------------------------------------------------------------
 
-#[test]
-fn polling_with_another_waker_replaces_the_stored_one() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn polling_with_another_waker_replaces_the_stored_one() {
     let (a, waker_a) = counting_waker();
     let (b, waker_b) = counting_waker();
 
@@ -38,22 +43,34 @@ fn polling_with_another_waker_replaces_the_stored_one() {
         "the replaced waker was not dropped"
     );
 
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!((a.wakes(), b.wakes()), (0, 1));
     assert_eq!(poll_with(sleep.as_mut(), &waker_b), Poll::Ready(()));
+
+    // Polled by a task with a counting waker, then awaited by this one: the
+    // stored waker is replaced by this task's, which is woken exactly at
+    // the deadline (the counting waker never).
+    let start = Instant::now();
+    let (c, waker_c) = counting_waker();
+    let mut moved = Box::pin(lawn_rt::time::sleep(ms(10)));
+    assert!(poll_with(moved.as_mut(), &waker_c).is_pending());
+    moved.await;
+    assert_eq!(Instant::now(), start + ms(10));
+    assert_eq!(c.wakes(), 0);
+    drop(waker_c);
+    assert_eq!(Arc::strong_count(&c), 1);
 }
 
-#[test]
-fn polling_with_the_same_waker_wakes_once() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn polling_with_the_same_waker_wakes_once() {
     let (counter, waker) = counting_waker();
 
     let mut sleep = pin!(sleep(ms(10)));
     for _ in 0..5 {
         assert!(poll_with(sleep.as_mut(), &waker.clone()).is_pending());
     }
-    assert_eq!(driver.advance(ms(10)), 1);
+    assert_eq!(pending_timers(), 1);
+    assert_eq!(advance_and_count(ms(10)).await, 1);
     assert_eq!(counter.wakes(), 1);
 }
 
@@ -90,10 +107,8 @@ impl Wake for LockedDropper {
     }
 }
 
-#[test]
-fn waker_drops_its_own_sleep() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn waker_drops_its_own_sleep() {
     let dropper = Arc::new(LockedDropper::default());
     let waker = Waker::from(dropper.clone());
 
@@ -102,16 +117,14 @@ fn waker_drops_its_own_sleep() {
     dropper.sleeps.lock().unwrap().push(own);
     drop(waker);
 
-    assert_eq!(driver.advance(ms(5)), 1);
+    assert_eq!(advance_and_count(ms(5)).await, 1);
     assert!(dropper.sleeps.lock().unwrap().is_empty());
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
     assert_eq!(Arc::strong_count(&dropper), 1, "waker leaked");
 }
 
-#[test]
-fn waker_drops_other_pending_sleeps() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn waker_drops_other_pending_sleeps() {
     let dropper = Arc::new(Dropper::default());
     let dropper_waker = Waker::from(dropper.clone());
     let (others, others_waker) = counting_waker();
@@ -123,12 +136,14 @@ fn waker_drops_other_pending_sleeps() {
         assert!(poll_with(other.as_mut(), &others_waker).is_pending());
         dropper.sleeps.lock().unwrap().push(other);
     }
-    assert_eq!(driver.handle().pending_timers(), 4);
+    assert_eq!(pending_timers(), 4);
 
-    assert_eq!(driver.advance(ms(5)), 1);
+    // One fired, the three others were dropped by its waker: all four left
+    // the driver during this advance.
+    assert_eq!(advance_and_count(ms(5)).await, 4);
     assert_eq!(dropper.wakes.load(Ordering::SeqCst), 1);
-    assert_eq!(driver.handle().pending_timers(), 0);
-    assert_eq!(driver.advance(ms(30)), 0);
+    assert_eq!(pending_timers(), 0);
+    assert_eq!(advance_and_count(ms(30)).await, 0);
     assert_eq!(others.wakes(), 0);
     drop(others_waker);
     assert_eq!(
@@ -142,10 +157,8 @@ fn waker_drops_other_pending_sleeps() {
 /// The waker of one timer drops another timer due at the same tick (so
 /// both are being fired together). Contract 4: once a `Sleep`'s drop has
 /// returned, its waker is never called.
-#[test]
-fn waker_drops_a_sleep_due_at_the_same_tick() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn waker_drops_a_sleep_due_at_the_same_tick() {
     let dropper = Arc::new(Dropper::default());
     let dropper_waker = Waker::from(dropper.clone());
     let (victim, victim_waker) = counting_waker();
@@ -158,7 +171,7 @@ fn waker_drops_a_sleep_due_at_the_same_tick() {
     dropper.sleeps.lock().unwrap().push(same_tick);
     drop(victim_waker);
 
-    driver.advance(ms(5));
+    time::advance(ms(5)).await;
     assert_eq!(dropper.wakes.load(Ordering::SeqCst), 1);
     assert!(dropper.sleeps.lock().unwrap().is_empty());
     assert_eq!(
@@ -187,12 +200,10 @@ impl Wake for Spawner {
     }
 }
 
-#[test]
-fn waker_registers_new_sleeps() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn waker_registers_new_sleeps() {
     let spawner = Arc::new(Spawner {
-        handle: driver.handle().clone(),
+        handle: Handle::current(),
         count: 40, // more than one firing batch's worth
         made: Mutex::new(Vec::new()),
     });
@@ -200,13 +211,33 @@ fn waker_registers_new_sleeps() {
 
     let mut first = pin!(sleep(ms(5)));
     assert!(poll_with(first.as_mut(), &waker).is_pending());
-    assert_eq!(driver.advance(ms(5)), 1);
+    // (The 40 registered during this advance: count by what is left.)
+    time::advance(ms(5)).await;
+    assert!(first.is_elapsed());
     assert_eq!(spawner.made.lock().unwrap().len(), 40);
-    assert_eq!(driver.handle().pending_timers(), 40);
+    assert_eq!(pending_timers(), 40);
     // They were registered at the new time: due 5 ms later, not at once.
-    assert_eq!(driver.advance(ms(4)), 0);
-    assert_eq!(driver.advance(ms(1)), 40);
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(advance_and_count(ms(4)).await, 0);
+    assert_eq!(advance_and_count(ms(1)).await, 40);
+    assert_eq!(pending_timers(), 0);
+
+    // The same when the first timer is reached by auto-advance: the new
+    // sleeps are due 5 ms after it, and awaited, one of them completes then.
+    let start = Instant::now();
+    spawner.made.lock().unwrap().clear();
+    let mut first = pin!(sleep(ms(5)));
+    assert!(poll_with(first.as_mut(), &waker).is_pending());
+    lawn_rt::time::sleep(ms(5)).await; // auto-advance fires both
+    assert_eq!(pending_timers(), 40);
+    let made = spawner
+        .made
+        .lock()
+        .unwrap()
+        .pop()
+        .expect("a sleep made by the waker");
+    assert_eq!(made.deadline(), start + ms(10));
+    made.await;
+    assert_eq!(Instant::now(), start + ms(10));
 }
 
 /// A periodic pattern: the waker resets its own sleep and polls it again.
@@ -228,14 +259,16 @@ impl Wake for Rearm {
     }
 }
 
-#[test]
-fn waker_resets_and_repolls_its_own_sleep() {
-    let driver = paused_driver();
-    let _entered = driver.handle().enter();
+#[lawn_rt::test(start_paused = true)]
+async fn waker_resets_and_repolls_its_own_sleep() {
     let rearm = Arc::new(Rearm {
         sleep: Mutex::new(Some(Box::pin(sleep(ms(5))))),
         wakes: AtomicUsize::new(0),
     });
+    // Breaks the sleep -> waker -> sleep cycle when the test ends, also if
+    // it fails: else the runtime's shutdown would call the waker, whose
+    // poll of a shut-down timer panics while unwinding (an abort).
+    let cycle = BreakCycle(rearm.clone());
     let waker = Waker::from(rearm.clone());
     {
         let mut guard = rearm.sleep.lock().unwrap();
@@ -243,15 +276,35 @@ fn waker_resets_and_repolls_its_own_sleep() {
     }
     drop(waker);
     for round in 1..=4 {
-        assert_eq!(driver.advance(ms(4)), 0);
-        assert_eq!(driver.advance(ms(1)), 1);
+        // (Each fire re-registers the sleep: count by the wakes.)
+        time::advance(ms(4)).await;
+        assert_eq!(rearm.wakes.load(Ordering::SeqCst), round - 1);
+        time::advance(ms(1)).await;
         assert_eq!(rearm.wakes.load(Ordering::SeqCst), round);
-        assert_eq!(driver.handle().pending_timers(), 1);
+        assert_eq!(pending_timers(), 1);
     }
-    // Break the sleep -> waker -> sleep cycle.
+    // Left to auto-advance for a second, it goes on every 5 ms exactly:
+    // at 25, 30, ..., 1020 ms.
+    let start = Instant::now();
+    lawn_rt::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(Instant::now(), start + Duration::from_secs(1));
+    assert_eq!(rearm.wakes.load(Ordering::SeqCst), 4 + 200);
+    let next = rearm.sleep.lock().unwrap().as_ref().unwrap().deadline();
+    assert_eq!(next, start + Duration::from_secs(1) + ms(5));
+    // Break the cycle.
     rearm.sleep.lock().unwrap().take();
-    assert_eq!(driver.handle().pending_timers(), 0);
+    assert_eq!(pending_timers(), 0);
+    drop(cycle);
     assert_eq!(Arc::strong_count(&rearm), 1);
+}
+
+struct BreakCycle(Arc<Rearm>);
+
+impl Drop for BreakCycle {
+    fn drop(&mut self) {
+        let mut sleep = self.0.sleep.lock().unwrap_or_else(|e| e.into_inner());
+        drop(sleep.take());
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -70,6 +70,13 @@ impl Clock {
         }
     }
 
+    /// Whether the clock has ever been paused (then its instants may run
+    /// ahead of `std`'s).
+    #[inline]
+    pub(crate) fn paused_ever(&self) -> bool {
+        self.paused_ever.load(Ordering::Acquire)
+    }
+
     pub(crate) fn is_paused(&self) -> bool {
         self.paused_ever.load(Ordering::Acquire) && lock(&self.state).unfrozen.is_none()
     }
@@ -116,30 +123,42 @@ impl Clock {
     /// has reached.
     #[inline]
     pub(crate) fn tick_floor(&self, t: StdInstant) -> Tick {
-        Tick(self.nanos_since_origin(t) / self.resolution)
+        Tick(self.ticks_since_origin(t).0)
     }
 
     /// The first tick at or after `t` (rounding up): a timer due at `t`
     /// filed for this tick never fires early.
     #[inline]
     pub(crate) fn tick_ceil(&self, t: StdInstant) -> Tick {
-        let nanos = self.nanos_since_origin(t);
-        Tick(nanos / self.resolution + u64::from(nanos % self.resolution != 0))
+        let (floor, exact) = self.ticks_since_origin(t);
+        Tick(floor.saturating_add(u64::from(!exact)))
     }
 
     /// The clock time at which `tick` begins.
     pub(crate) fn instant_of(&self, tick: Tick) -> StdInstant {
-        let nanos = tick.0.saturating_mul(self.resolution);
-        checked_add_or_far(self.origin, Duration::from_nanos(nanos))
+        let nanos = u128::from(tick.0) * u128::from(self.resolution);
+        let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
+        let since = Duration::new(secs, (nanos % 1_000_000_000) as u32);
+        checked_add_or_far(self.origin, since)
     }
 
+    /// Whole ticks from the origin to `t`, and whether `t` is on a tick
+    /// boundary. Exact for any instant (no saturation below `u64::MAX`
+    /// ticks), so `tick_floor(instant_of(tick_ceil(t))) == tick_ceil(t)`
+    /// also for deadlines centuries away.
     #[inline]
-    fn nanos_since_origin(&self, t: StdInstant) -> u64 {
+    fn ticks_since_origin(&self, t: StdInstant) -> (u64, bool) {
         let since = t.saturating_duration_since(self.origin);
-        since
-            .as_secs()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(u64::from(since.subsec_nanos()))
+        // Below 2^34 s (544 years) the nanoseconds fit a u64.
+        if since.as_secs() < 1 << 34 {
+            let nanos = since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos());
+            (nanos / self.resolution, nanos % self.resolution == 0)
+        } else {
+            let nanos = since.as_nanos();
+            let resolution = u128::from(self.resolution);
+            let floor = u64::try_from(nanos / resolution).unwrap_or(u64::MAX);
+            (floor, nanos % resolution == 0)
+        }
     }
 }
 
@@ -167,9 +186,14 @@ mod tests {
         );
         assert_eq!(clock.instant_of(Tick(3)), at(3_000_000));
         assert_eq!(
-            clock.instant_of(Tick(u64::MAX)),
-            clock.origin + Duration::from_nanos(u64::MAX)
+            clock.instant_of(Tick(u64::MAX / 1_000_000)),
+            clock.origin + Duration::from_millis(u64::MAX / 1_000_000)
         );
+        // Centuries away: round trips stay exact.
+        let far = clock.origin + Duration::from_secs(1 << 36) + Duration::from_nanos(1);
+        let due = clock.tick_ceil(far);
+        assert!(clock.instant_of(due) >= far);
+        assert_eq!(clock.tick_floor(clock.instant_of(due)), due);
     }
 
     #[test]

@@ -58,19 +58,27 @@ impl Parker {
     }
 
     /// Blocks until an unpark, an I/O event, or `until` (`None`: no
-    /// deadline). `until` at or before now polls without blocking.
-    pub(crate) fn park(&mut self, until: Option<StdInstant>) {
+    /// deadline), an instant of a clock that reads `now` at present (the
+    /// timer driver's, which runs ahead of `std`'s after a paused clock
+    /// was advanced and resumed). `until` at or before `now` polls without
+    /// blocking.
+    pub(crate) fn park(&mut self, until: Option<StdInstant>, now: StdInstant) {
         let timeout = match until {
             None => None,
-            Some(until) => {
-                let now = StdInstant::now();
-                match until.checked_duration_since(now) {
-                    Some(left) if !left.is_zero() => self.arm(until, left),
-                    _ => Some(Duration::ZERO),
-                }
-            }
+            Some(until) => match until.checked_duration_since(now) {
+                Some(left) if !left.is_zero() => self.arm(until, left),
+                _ => Some(Duration::ZERO),
+            },
         };
         self.poll(timeout);
+    }
+
+    /// Forgets which deadline the timerfd is armed for, so the next park
+    /// re-arms it: needed when the clock the deadlines are read on has
+    /// jumped (a paused clock advanced, then resumed).
+    pub(crate) fn forget_armed(&mut self) {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        self.timer.fired();
     }
 
     /// Polls for events without blocking.

@@ -30,14 +30,14 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
-use std::time::Duration;
+use std::time::{Duration, Instant as StdInstant};
 
 use super::blocking;
 use super::context;
 use super::park::{Parker, Unpark};
 use super::task::{Schedule, TaskRef};
 use crate::coop;
-use crate::driver::{Driver, Park};
+use crate::driver::{Driver, Park, SharedDriver};
 use crate::loom::{lock, wait};
 
 /// Tasks run between two looks at timers and I/O (tokio's figure).
@@ -273,13 +273,14 @@ impl Inner {
     fn park(&self, core: &mut Core, idle: bool, woken: &AtomicBool) {
         let time = self.time.as_ref().map(|driver| &driver.handle().shared);
         let mut plan = Park::Skip;
+        // Whether the plan is to wait for a blocking task (paused clock).
+        let mut for_blocking = false;
         if idle {
             plan = match time {
                 None => Park::Until(None),
                 Some(shared) if shared.clock.is_paused() => {
-                    if self.blocking_inflight.load(SeqCst) == 0
-                        && self.auto_advance(core, shared, woken)
-                    {
+                    for_blocking = self.blocking_inflight.load(SeqCst) > 0;
+                    if !for_blocking && self.auto_advance(core, shared, woken) {
                         Park::Skip
                     } else {
                         shared.begin_park_paused()
@@ -291,9 +292,16 @@ impl Inner {
         let began = time.is_some() && plan != Park::Skip;
         let mut parked = false;
         if let Park::Until(until) = plan {
-            parked = self.set_parked(woken);
+            parked = self.set_parked(woken, for_blocking);
             if parked {
-                core.parker.park(until);
+                let now = match time {
+                    Some(shared) if shared.clock.paused_ever() => {
+                        core.parker.forget_armed();
+                        shared.clock.now()
+                    }
+                    _ => StdInstant::now(),
+                };
+                core.parker.park(until, now);
             }
         }
         if !parked {
@@ -315,45 +323,48 @@ impl Inner {
     }
 
     /// With the clock paused and nothing else to do: look for events, and if
-    /// still idle, jump the clock to the next timer. Returns whether there
-    /// is work now (else the caller blocks until woken).
-    fn auto_advance(
-        &self,
-        core: &mut Core,
-        shared: &crate::driver::SharedDriver,
-        woken: &AtomicBool,
-    ) -> bool {
+    /// still idle, jump the clock to the next timer. Returns whether that
+    /// made progress (else the caller blocks until woken: with no timer, or
+    /// one the clock cannot reach).
+    fn auto_advance(&self, core: &mut Core, shared: &SharedDriver, woken: &AtomicBool) -> bool {
         core.parker.poll_now();
-        self.fire_timers();
-        if self.has_ready_work(woken) {
+        let fired = self.fire_timers();
+        if fired > 0 || self.has_ready_work(woken) {
             return true;
         }
         let Some(next) = shared.next_deadline() else {
             return false;
         };
         let at = shared.clock.instant_of(next);
-        if let Some(by) = at.checked_duration_since(shared.clock.now()) {
-            shared.clock.advance(by);
-        }
-        self.fire_timers();
-        true
+        let now = shared.clock.now();
+        let moved = at > now && shared.clock.advance(at - now);
+        let fired = self.fire_timers();
+        // A timer the clock cannot reach (beyond what an `Instant` holds)
+        // must not make this spin.
+        moved || fired > 0 || shared.next_deadline() != Some(next)
     }
 
-    /// Marks the driving thread parked unless work arrived; see the module
-    /// docs.
-    fn set_parked(&self, woken: &AtomicBool) -> bool {
+    /// Marks the driving thread parked unless work arrived (or, if it parks
+    /// to wait for blocking tasks, they have all finished meanwhile); see
+    /// the module docs.
+    fn set_parked(&self, woken: &AtomicBool, for_blocking: bool) -> bool {
         let mut inject = lock(&self.inject);
         if !inject.queue.is_empty() || woken.load(SeqCst) {
+            return false;
+        }
+        // A blocking task counts itself out before it takes this lock to
+        // look at `parked`: either we see the count at zero, or it sees us
+        // parked and wakes us.
+        if for_blocking && self.blocking_inflight.load(SeqCst) == 0 {
             return false;
         }
         inject.parked = true;
         true
     }
 
-    fn fire_timers(&self) {
-        if let Some(driver) = &self.time {
-            driver.process();
-        }
+    /// Fires every due timer; returns how many were woken.
+    fn fire_timers(&self) -> usize {
+        self.time.as_ref().map_or(0, Driver::process)
     }
 
     /// Shuts the runtime down: drops every task's future (on this thread,

@@ -382,11 +382,9 @@ pub fn paused_runtime(resolution: std::time::Duration) -> lawn_rt::runtime::Runt
 }
 
 /// Runs the future `body()` makes on a paused runtime (default resolution)
-/// on a thread of its own and returns its output; fails the test, naming
-/// `what`, if it has not finished after `limit` of real time. For tests
-/// whose failure mode is a hang (a lost wake-up, a spin, a park that is far
-/// too long): they fail instead of stalling the run. The stuck thread is
-/// left behind (the test binary's exit ends it).
+/// under [`watchdog`], naming `what`: for tests whose failure mode is a
+/// hang (a lost wake-up, a spin in auto-advance, a park far too long), so
+/// they fail instead of stalling the run.
 #[track_caller]
 pub fn paused_within<F, Fut>(limit: std::time::Duration, what: &str, body: F) -> Fut::Output
 where
@@ -394,32 +392,7 @@ where
     Fut: Future,
     Fut::Output: Send + 'static,
 {
-    use std::sync::mpsc::{channel, RecvTimeoutError};
-
-    let (done, outcome) = channel();
-    let runner = std::thread::Builder::new()
-        .name(format!("paused-within: {what}"))
-        .spawn(move || {
-            let runtime = paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION);
-            let output = runtime.block_on(body());
-            // The receiver is gone only if the test already failed.
-            let _ = done.send(output);
-        })
-        .expect("a thread for the runtime");
-    match outcome.recv_timeout(limit) {
-        Ok(output) => {
-            // Dropping the runtime (after the send) may still panic.
-            if let Err(payload) = runner.join() {
-                std::panic::resume_unwind(payload);
-            }
-            output
-        }
-        Err(RecvTimeoutError::Disconnected) => match runner.join() {
-            Err(payload) => std::panic::resume_unwind(payload),
-            Ok(()) => unreachable!("the runner sends before it returns"),
-        },
-        Err(RecvTimeoutError::Timeout) => panic!(
-            "{what}: still not done after {limit:?} of real time; the runtime hangs (or spins)"
-        ),
-    }
+    watchdog(what, limit, move || {
+        paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION).block_on(body())
+    })
 }
