@@ -54,6 +54,8 @@ pub(crate) struct Inner {
     /// The core, when no thread drives the runtime.
     seat: Mutex<Option<Core>>,
     seat_free: Condvar,
+    /// Threads in `block_on` waiting for the seat (counted under `seat`).
+    seat_waiters: AtomicUsize,
     unpark: Unpark,
     pub(crate) time: Option<Driver>,
     pub(crate) blocking: blocking::Pool,
@@ -105,6 +107,7 @@ impl Inner {
                 queue: VecDeque::new(),
             })),
             seat_free: Condvar::new(),
+            seat_waiters: AtomicUsize::new(0),
             unpark,
             time,
             blocking,
@@ -206,7 +209,14 @@ impl Inner {
                 seat = lock(&self.seat);
                 continue;
             }
-            seat = wait(&self.seat_free, seat);
+            // Counted before `woken` is read again: a waker either sees the
+            // count (and signals under the seat lock) or its `woken` store
+            // is seen here (both SeqCst).
+            self.seat_waiters.fetch_add(1, SeqCst);
+            if !signal.woken.load(SeqCst) {
+                seat = wait(&self.seat_free, seat);
+            }
+            self.seat_waiters.fetch_sub(1, SeqCst);
         };
         drop(seat);
         let mut driving = Driving::start(self, core);
@@ -451,8 +461,10 @@ impl Wake for Signal {
         self.woken.store(true, SeqCst);
         self.inner.notify_parked();
         // A thread waiting for the seat polls its future when woken.
-        let _seat = lock(&self.inner.seat);
-        self.inner.seat_free.notify_all();
+        if self.inner.seat_waiters.load(SeqCst) > 0 {
+            let _seat = lock(&self.inner.seat);
+            self.inner.seat_free.notify_all();
+        }
     }
 }
 
