@@ -1268,3 +1268,16 @@ fn yield_now_outside_a_runtime_completes() {
         }
     });
 }
+
+#[test]
+fn runtime_types_have_tokios_auto_traits() {
+    fn send_sync<T: Send + Sync>() {}
+    fn unpin<T: Unpin>() {}
+    send_sync::<lawn_rt::runtime::Runtime>();
+    send_sync::<lawn_rt::runtime::Handle>();
+    send_sync::<lawn_rt::runtime::Builder>();
+    send_sync::<lawn_rt::task::JoinHandle<u8>>();
+    send_sync::<lawn_rt::task::AbortHandle>();
+    send_sync::<lawn_rt::task::JoinError>();
+    unpin::<lawn_rt::task::JoinHandle<u8>>();
+}
