@@ -396,3 +396,13 @@ where
         paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION).block_on(body())
     })
 }
+
+/// `d` rounded up to a whole number of the runtime's default ticks
+/// ([`DEFAULT_TIMER_RESOLUTION`](lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION)):
+/// how long a timer made on a tick boundary of a paused runtime takes to
+/// fire.
+pub fn round_up_to_tick(d: std::time::Duration) -> std::time::Duration {
+    let tick = lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION.as_nanos();
+    let ticks = d.as_nanos().div_ceil(tick);
+    std::time::Duration::from_nanos(u64::try_from(ticks * tick).unwrap())
+}

@@ -1,0 +1,321 @@
+//! Fairness on the current-thread runtime: `yield_now` (in a runtime and
+//! outside one), tasks and the `block_on` future that wake themselves,
+//! `time::advance` letting the tasks it fired run first, busy tasks against
+//! a due timer and many firing timers against a ready task (starvation),
+//! and the coop budget against `task::unconstrained`.
+//!
+//! Timing is exact under the paused clock; the starvation and budget tests
+//! are about the real clock and use generous bounds, under a watchdog.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::time::Instant as StdInstant;
+
+use common::{naive_yield, watchdog};
+use lawn_rt::runtime::Runtime;
+use lawn_rt::task::{self, yield_now};
+use lawn_rt::time::{self, sleep, timeout, Duration};
+
+/// Long enough that a test hitting it has hung, short enough to report.
+const HANG: Duration = Duration::from_secs(20);
+
+// ------------------------------------------------------- yield and fairness
+
+#[lawn_rt::test]
+async fn yielding_tasks_interleave() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let joins: Vec<_> = (0..3)
+        .map(|id| {
+            let log = log.clone();
+            lawn_rt::spawn(async move {
+                for _ in 0..50 {
+                    log.lock().unwrap().push(id);
+                    yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for join in joins {
+        join.await.unwrap();
+    }
+    let log = log.lock().unwrap();
+    assert_eq!(log.len(), 150);
+    let longest_run = log.chunk_by(|a, b| a == b).map(<[i32]>::len).max().unwrap();
+    assert_eq!(
+        longest_run, 1,
+        "yield_now did not let the others run: {log:?}"
+    );
+}
+
+#[lawn_rt::test]
+async fn yield_now_lets_a_spawned_task_run_first() {
+    // From the block_on future...
+    let ran = Arc::new(AtomicBool::new(false));
+    let flag = ran.clone();
+    let _join = lawn_rt::spawn(async move { flag.store(true, SeqCst) });
+    yield_now().await;
+    assert!(ran.load(SeqCst));
+
+    // ...and from a task.
+    let inner = lawn_rt::spawn(async {
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        let _join = lawn_rt::spawn(async move { flag.store(true, SeqCst) });
+        yield_now().await;
+        ran.load(SeqCst)
+    });
+    assert!(inner.await.unwrap());
+}
+
+/// `futures_lite`/smol/async-std style yields (wake, then `Pending`) in the
+/// `block_on` future must not keep spawned tasks from running: tokio runs
+/// up to its event interval of tasks between two polls of that future,
+/// woken or not.
+#[test]
+fn a_block_on_future_that_wakes_itself_does_not_starve_tasks() {
+    let rt = Runtime::new().unwrap();
+    let polls = rt.block_on(async {
+        let join = lawn_rt::spawn(async { 1 });
+        let mut polls = 0;
+        while !join.is_finished() && polls < 10_000 {
+            naive_yield().await;
+            polls += 1;
+        }
+        polls
+    });
+    assert!(
+        polls < 10,
+        "the spawned task had not run after {polls} self-woken polls of the block_on future"
+    );
+}
+
+/// A task awaiting `time::advance` runs after the tasks of the timers the
+/// advance fired (the doc of `advance` says so).
+#[lawn_rt::test(start_paused = true)]
+async fn advance_lets_the_fired_tasks_run_first() {
+    let fired = Arc::new(AtomicUsize::new(0));
+    for _ in 0..3 {
+        let fired = fired.clone();
+        drop(lawn_rt::spawn(async move {
+            sleep(Duration::from_millis(10)).await;
+            fired.fetch_add(1, SeqCst);
+        }));
+    }
+    yield_now().await; // they register their timers
+    let from_task = lawn_rt::spawn({
+        let fired = fired.clone();
+        async move {
+            time::advance(Duration::from_millis(10)).await;
+            fired.load(SeqCst)
+        }
+    });
+    assert_eq!(from_task.await.unwrap(), 3);
+}
+
+/// The same, from the `block_on` future itself.
+#[lawn_rt::test(start_paused = true)]
+async fn advance_in_block_on_lets_the_fired_tasks_run_first() {
+    let fired = Arc::new(AtomicUsize::new(0));
+    for _ in 0..3 {
+        let fired = fired.clone();
+        drop(lawn_rt::spawn(async move {
+            sleep(Duration::from_millis(10)).await;
+            fired.fetch_add(1, SeqCst);
+        }));
+    }
+    yield_now().await;
+    time::advance(Duration::from_millis(10)).await;
+    assert_eq!(fired.load(SeqCst), 3);
+}
+
+/// Real clock: a task that never waits for anything must not keep a due
+/// timer from firing.
+fn busy_task_vs_timer(
+    busy: impl Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + 'static,
+) -> Duration {
+    watchdog("busy task vs timer", HANG, move || {
+        let rt = Runtime::new().unwrap();
+        rt.block_on(async move {
+            let stop = Arc::new(AtomicBool::new(false));
+            let spins = Arc::new(AtomicUsize::new(0));
+            let busy_task = {
+                let stop = stop.clone();
+                let spins = spins.clone();
+                // Bounded by real time so that a starved runtime fails the
+                // test instead of hanging it.
+                let give_up = StdInstant::now() + Duration::from_secs(5);
+                lawn_rt::spawn(async move {
+                    while !stop.load(SeqCst) && StdInstant::now() < give_up {
+                        busy().await;
+                        spins.fetch_add(1, SeqCst);
+                    }
+                })
+            };
+            let start = StdInstant::now();
+            let sleeper = lawn_rt::spawn(async move {
+                sleep(Duration::from_millis(5)).await;
+                start.elapsed()
+            });
+            let took = sleeper.await.unwrap();
+            stop.store(true, SeqCst);
+            busy_task.await.unwrap();
+            assert!(spins.load(SeqCst) > 0, "the busy task never ran");
+            took
+        })
+    })
+}
+
+#[test]
+fn a_task_looping_on_yield_now_does_not_starve_a_timer() {
+    let took = busy_task_vs_timer(|| Box::pin(yield_now()));
+    assert!(took >= Duration::from_millis(5), "fired early: {took:?}");
+    assert!(
+        took < Duration::from_millis(500),
+        "the 5 ms timer took {took:?}"
+    );
+}
+
+#[test]
+fn a_task_looping_on_ready_sleeps_does_not_starve_a_timer() {
+    // `sleep(ZERO)` is always ready: only the coop budget makes the task
+    // hand the thread back.
+    let took = busy_task_vs_timer(|| Box::pin(sleep(Duration::ZERO)));
+    assert!(took >= Duration::from_millis(5), "fired early: {took:?}");
+    assert!(
+        took < Duration::from_millis(500),
+        "the 5 ms timer took {took:?}"
+    );
+}
+
+#[test]
+fn a_task_waking_itself_does_not_starve_a_timer() {
+    let took = busy_task_vs_timer(|| Box::pin(naive_yield()));
+    assert!(took >= Duration::from_millis(5), "fired early: {took:?}");
+    assert!(
+        took < Duration::from_millis(500),
+        "the 5 ms timer took {took:?}"
+    );
+}
+
+#[test]
+fn ready_tasks_are_not_starved_by_many_firing_timers() {
+    watchdog("ready task vs timers", HANG, || {
+        let rt = Runtime::new().unwrap();
+        rt.block_on(async {
+            let stop = Arc::new(AtomicBool::new(false));
+            let fired = Arc::new(AtomicUsize::new(0));
+            let sleepers: Vec<_> = (0..1000u64)
+                .map(|i| {
+                    let stop = stop.clone();
+                    let fired = fired.clone();
+                    lawn_rt::spawn(async move {
+                        let period = Duration::from_micros(100 + i % 7 * 50);
+                        while !stop.load(SeqCst) {
+                            sleep(period).await;
+                            fired.fetch_add(1, SeqCst);
+                        }
+                    })
+                })
+                .collect();
+            // Let the timer storm start.
+            while fired.load(SeqCst) < 2000 {
+                sleep(Duration::from_millis(1)).await;
+            }
+            let start = StdInstant::now();
+            let yielder = lawn_rt::spawn(async {
+                for _ in 0..100 {
+                    yield_now().await;
+                }
+                for _ in 0..100 {
+                    naive_yield().await;
+                }
+            });
+            let done = timeout(Duration::from_secs(10), yielder).await;
+            let took = start.elapsed();
+            stop.store(true, SeqCst);
+            for sleeper in sleepers {
+                sleeper.await.unwrap();
+            }
+            assert!(done.is_ok(), "the ready task was starved ({took:?})");
+            assert!(
+                took < Duration::from_secs(5),
+                "the ready task took {took:?}"
+            );
+        });
+    });
+}
+
+#[test]
+fn yield_now_outside_a_runtime_completes() {
+    futures::executor::block_on(async {
+        for _ in 0..10 {
+            yield_now().await;
+        }
+    });
+}
+
+// -------------------------------------------------------------------- coop
+
+/// Ready sleeps a task completes in one go, while a task that is always
+/// ready counts how often it got the thread.
+fn ready_sleeps_vs_spinner(unconstrained: bool) -> (usize, usize) {
+    watchdog("coop", HANG, move || {
+        let rt = Runtime::new().unwrap();
+        rt.block_on(async move {
+            let stop = Arc::new(AtomicBool::new(false));
+            let turns = Arc::new(AtomicUsize::new(0));
+            let spinner = {
+                let stop = stop.clone();
+                let turns = turns.clone();
+                lawn_rt::spawn(async move {
+                    while !stop.load(SeqCst) {
+                        turns.fetch_add(1, SeqCst);
+                        naive_yield().await;
+                    }
+                })
+            };
+            yield_now().await;
+            assert!(turns.load(SeqCst) > 0);
+            let worker = {
+                let turns = turns.clone();
+                let work = async move {
+                    let before = turns.load(SeqCst);
+                    for _ in 0..1000 {
+                        sleep(Duration::ZERO).await;
+                    }
+                    turns.load(SeqCst) - before
+                };
+                if unconstrained {
+                    lawn_rt::spawn(task::unconstrained(work))
+                } else {
+                    lawn_rt::spawn(work)
+                }
+            };
+            let spinner_turns = worker.await.unwrap();
+            stop.store(true, SeqCst);
+            spinner.await.unwrap();
+            (spinner_turns, 1000)
+        })
+    })
+}
+
+#[test]
+fn unconstrained_completes_many_ready_sleeps_in_one_poll() {
+    let (spinner_turns, sleeps) = ready_sleeps_vs_spinner(true);
+    assert_eq!(
+        spinner_turns, 0,
+        "{sleeps} ready sleeps under `unconstrained` were interrupted {spinner_turns} times"
+    );
+}
+
+#[test]
+fn the_coop_budget_makes_a_task_of_ready_sleeps_yield() {
+    let (spinner_turns, sleeps) = ready_sleeps_vs_spinner(false);
+    // 1000 sleeps at 128 per poll: at least 7 forced yields.
+    assert!(
+        spinner_turns >= 5,
+        "{sleeps} ready sleeps let another task in only {spinner_turns} times"
+    );
+}

@@ -1,0 +1,96 @@
+//! Timers inside spawned tasks, on the paused clock: sleeping tasks wake in
+//! deadline order at exact times, a `timeout` around a `JoinHandle`
+//! detaches the task, and an `interval` in a task ticks on schedule.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+
+use common::Rng;
+use lawn_rt::time::{interval, sleep, timeout, Duration, Instant};
+
+// ------------------------------------------------------ timers inside tasks
+
+#[lawn_rt::test(start_paused = true)]
+async fn sleeping_tasks_complete_in_deadline_order() {
+    let start = Instant::now();
+    let mut rng = Rng(0x5eed);
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let mut millis: Vec<u64> = (1..=200).collect();
+    // Shuffle (Fisher-Yates) so spawn order says nothing.
+    for i in (1..millis.len()).rev() {
+        millis.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let joins: Vec<_> = millis
+        .iter()
+        .map(|&ms| {
+            let order = order.clone();
+            lawn_rt::spawn(async move {
+                sleep(Duration::from_millis(ms)).await;
+                let elapsed = start.elapsed();
+                order.lock().unwrap().push(ms);
+                (ms, elapsed)
+            })
+        })
+        .collect();
+    for join in joins {
+        let (ms, elapsed) = join.await.unwrap();
+        assert_eq!(elapsed, Duration::from_millis(ms), "woke at the wrong time");
+    }
+    let order = order.lock().unwrap();
+    assert_eq!(*order, (1..=200).collect::<Vec<_>>());
+    assert_eq!(start.elapsed(), Duration::from_millis(200));
+}
+
+#[lawn_rt::test(start_paused = true)]
+async fn timeout_around_a_join_handle() {
+    let start = Instant::now();
+    let finished = Arc::new(AtomicBool::new(false));
+    let flag = finished.clone();
+    let slow = lawn_rt::spawn(async move {
+        sleep(Duration::from_secs(10)).await;
+        flag.store(true, SeqCst);
+        "slow"
+    });
+    let elapsed = timeout(Duration::from_secs(1), slow).await;
+    assert!(elapsed.is_err());
+    assert_eq!(start.elapsed(), Duration::from_secs(1));
+    // The timeout dropped the handle: the task is detached, not aborted.
+    sleep(Duration::from_secs(10)).await;
+    assert!(finished.load(SeqCst), "a detached task keeps running");
+
+    let fast = lawn_rt::spawn(async {
+        sleep(Duration::from_millis(10)).await;
+        "fast"
+    });
+    let before = Instant::now();
+    assert_eq!(
+        timeout(Duration::from_secs(1), fast)
+            .await
+            .unwrap()
+            .unwrap(),
+        "fast"
+    );
+    assert_eq!(before.elapsed(), Duration::from_millis(10));
+}
+
+#[lawn_rt::test(start_paused = true)]
+async fn interval_inside_a_task() {
+    let start = Instant::now();
+    let ticks = lawn_rt::spawn(async move {
+        let mut every = interval(Duration::from_millis(10));
+        let mut ticks = Vec::new();
+        for _ in 0..5 {
+            let at = every.tick().await;
+            ticks.push((at - start, start.elapsed()));
+        }
+        ticks
+    })
+    .await
+    .unwrap();
+    let expected: Vec<_> = (0..5u64)
+        .map(|i| (Duration::from_millis(10 * i), Duration::from_millis(10 * i)))
+        .collect();
+    assert_eq!(ticks, expected);
+}
