@@ -48,6 +48,7 @@ mod global {
                     resolution: Duration::from_millis(1),
                     fallback: true,
                     pausable: false,
+                    runtime: false,
                     unpark: None,
                 })),
             })

@@ -249,7 +249,10 @@ pub(crate) fn enter_time_disabled() -> EnterGuard<'static> {
 }
 
 fn enter<'a>(entered: Entered) -> EnterGuard<'a> {
-    let previous = CONTEXT.with(|context| context.borrow_mut().replace(entered));
+    let previous = CONTEXT
+        .try_with(|context| context.borrow_mut().replace(entered))
+        .ok()
+        .flatten();
     EnterGuard {
         previous,
         _handle: PhantomData,

@@ -117,6 +117,7 @@ impl Driver {
             resolution,
             fallback: false,
             pausable: false,
+            runtime: false,
             unpark: None,
         })
     }
@@ -133,6 +134,7 @@ impl Driver {
             resolution,
             fallback: false,
             pausable,
+            runtime: true,
             unpark: Some(unpark),
         })
     }

@@ -40,6 +40,9 @@ pub(crate) struct Shared {
     /// runtime's; see [`Options`]).
     #[cfg_attr(not(feature = "test-util"), allow(dead_code))]
     pub(crate) pausable: bool,
+    /// Whether this is a runtime's driver: a timer made where no driver was
+    /// entered moves to it if first polled there.
+    pub(crate) runtime: bool,
     pub(super) inner: Mutex<Inner>,
     /// How the parked driver is told to look again.
     unpark: Unpark,
@@ -71,6 +74,7 @@ pub(crate) struct Options {
     pub(crate) resolution: Duration,
     pub(crate) fallback: bool,
     pub(crate) pausable: bool,
+    pub(crate) runtime: bool,
     /// `None`: park on a condition variable in [`Shared::park`].
     pub(crate) unpark: Option<Box<dyn Fn() + Send + Sync>>,
 }
@@ -100,6 +104,7 @@ impl Shared {
             clock: Clock::new(options.resolution),
             fallback: options.fallback,
             pausable: options.pausable,
+            runtime: options.runtime,
             inner: Mutex::new(Inner {
                 lawn: Lawn::new(),
                 shutdown: false,
@@ -282,9 +287,14 @@ impl Shared {
     /// [`begin_park`](Shared::begin_park) for a paused clock: the event loop
     /// blocks with no deadline (paused time does not pass by itself), and
     /// any registration unparks it.
-    pub(crate) fn begin_park_paused(&self) -> Park {
+    pub(crate) fn begin_park_paused(&self, seen: Option<Option<u64>>) -> Park {
         let mut inner = lock(&self.inner);
         if inner.shutdown || std::mem::take(&mut inner.notified) {
+            return Park::Skip;
+        }
+        // A timer filed since the caller last looked (and found nothing it
+        // could advance to) must be looked at again, not slept through.
+        if seen.is_some_and(|seen| inner.lawn.next_deadline() != seen) {
             return Park::Skip;
         }
         inner.parked_until = Some(u64::MAX);

@@ -36,7 +36,12 @@ pub(crate) fn current() -> Option<Handle> {
 
 /// Makes `handle` the entered runtime until the guard drops.
 pub(crate) fn enter(handle: Handle) -> HandleGuard {
-    HandleGuard(HANDLE.with(|h| h.borrow_mut().replace(handle)))
+    HandleGuard(
+        HANDLE
+            .try_with(|h| h.borrow_mut().replace(handle))
+            .ok()
+            .flatten(),
+    )
 }
 
 /// Restores the previously entered runtime when dropped.

@@ -26,6 +26,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Condvar, Mutex};
@@ -290,10 +291,13 @@ impl Inner {
                 None => Park::Until(None),
                 Some(shared) if shared.clock.is_paused() => {
                     for_blocking = self.blocking_inflight.load(SeqCst) > 0;
-                    if !for_blocking && self.auto_advance(core, shared, woken) {
-                        Park::Skip
+                    if for_blocking {
+                        shared.begin_park_paused(None)
                     } else {
-                        shared.begin_park_paused()
+                        match self.auto_advance(core, shared, woken) {
+                            Ok(()) => Park::Skip,
+                            Err(seen) => shared.begin_park_paused(Some(seen)),
+                        }
                     }
                 }
                 Some(shared) => shared.begin_park(None),
@@ -336,14 +340,19 @@ impl Inner {
     /// still idle, jump the clock to the next timer. Returns whether that
     /// made progress (else the caller blocks until woken: with no timer, or
     /// one the clock cannot reach).
-    fn auto_advance(&self, core: &mut Core, shared: &SharedDriver, woken: &AtomicBool) -> bool {
+    fn auto_advance(
+        &self,
+        core: &mut Core,
+        shared: &SharedDriver,
+        woken: &AtomicBool,
+    ) -> Result<(), Option<u64>> {
         core.parker.poll_now();
         let fired = self.fire_timers();
         if fired > 0 || self.has_ready_work(woken) {
-            return true;
+            return Ok(());
         }
         let Some(next) = shared.next_deadline() else {
-            return false;
+            return Err(None);
         };
         let at = shared.clock.instant_of(next);
         let now = shared.clock.now();
@@ -351,7 +360,12 @@ impl Inner {
         let fired = self.fire_timers();
         // A timer the clock cannot reach (beyond what an `Instant` holds)
         // must not make this spin.
-        moved || fired > 0 || shared.next_deadline() != Some(next)
+        let after = shared.next_deadline();
+        if moved || fired > 0 || after != Some(next) {
+            Ok(())
+        } else {
+            Err(after.map(|t| t.0))
+        }
     }
 
     /// Marks the driving thread parked unless work arrived (or, if it parks
@@ -403,10 +417,17 @@ impl Inner {
         drop(queued);
         let core = lock(&self.seat).take();
         drop(core);
-        if let Some(driver) = &self.time {
-            driver.shutdown();
-        }
+        // The driver's shutdown wakes user wakers: even if one panics, the
+        // blocking pool must still be shut down (then the panic goes on).
+        let woke = panic::catch_unwind(AssertUnwindSafe(|| {
+            if let Some(driver) = &self.time {
+                driver.shutdown();
+            }
+        }));
         self.blocking.shutdown(timeout);
+        if let Err(payload) = woke {
+            panic::resume_unwind(payload);
+        }
     }
 }
 

@@ -15,7 +15,9 @@ use crate::time::Instant;
 ///
 /// The sleep does nothing until first polled: then it registers with the
 /// driver of the thread it was created on (see
-/// [`Handle::current`](crate::driver::Handle::current)), and completes once
+/// [`Handle::current`](crate::driver::Handle::current); a sleep made where
+/// no driver was entered belongs to the runtime it is first polled in, so
+/// `rt.block_on(sleep(d))` uses `rt`'s clock), and completes once
 /// [`Instant::now`] has reached its deadline, never before. The deadline is
 /// rounded up to the driver's tick (by default 100 µs in a runtime, 1 ms for
 /// the fallback driver). `Duration::MAX` (or
@@ -263,7 +265,19 @@ impl Sleep {
     }
 
     /// Polls for completion, registering or updating the waker.
-    fn poll_elapsed(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if matches!(self.state, State::Unregistered(None)) && self.handle.shared.fallback {
+            // Made where no driver was entered (`rt.block_on(sleep(d))`
+            // builds the sleep before `block_on` enters the runtime): it
+            // belongs to the runtime it is first polled in, if any. (Not to
+            // a bare `Driver` entered there: that one's clock may be moved
+            // by hand.)
+            if let Some(entered) = Handle::try_entered().filter(|h| h.shared.runtime) {
+                let this = self.as_mut().project();
+                *this.handle = entered;
+                *this.tick = UNKNOWN;
+            }
+        }
         if self.handle.shared.is_shutdown() {
             panic!("{}", Error::shutdown());
         }

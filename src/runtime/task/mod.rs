@@ -16,8 +16,10 @@
 //!   queue at a time and never polled concurrently.
 //! - The future and the join slot have separate locks: a task that awaits
 //!   its own handle waits forever, it does not deadlock its thread.
-//! - A panic in `poll` (or in the future's drop) becomes the task's
-//!   [`JoinError`]; it never unwinds into the scheduler.
+//! - A panic in `poll` (or in dropping a cancelled future) becomes the
+//!   task's [`JoinError`]; one in dropping a completed future, a detached
+//!   output or the handle's waker is swallowed (as tokio does). None
+//!   unwinds into the scheduler.
 
 mod join;
 
@@ -119,15 +121,20 @@ where
     /// it if the handle is gone), wakes the handle's waker, and tells the
     /// scheduler.
     fn complete(&self, result: Result<F::Output, JoinError>) {
-        self.state.fetch_or(COMPLETE, AcqRel);
         let (dropped, waker) = {
             let mut slot = lock(&self.join);
             slot.finish(result)
         };
-        drop(dropped);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        // Only once the output is in the slot: `is_finished` means ready.
+        self.state.fetch_or(COMPLETE, AcqRel);
+        // The output's drop and the handle's waker are user code: neither
+        // may unwind into the scheduler (or skip `release`).
+        let _ = panic::catch_unwind(AssertUnwindSafe(move || {
+            drop(dropped);
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }));
         self.scheduler.release(self.owned.load(Acquire));
     }
 
