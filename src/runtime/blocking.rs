@@ -96,7 +96,11 @@ impl Pool {
             Err(err) if state.threads == 0 => {
                 let queued = std::mem::take(&mut state.queue);
                 drop(state);
-                drop(queued);
+                // Cancelled, not just dropped: their handles hear of it, and
+                // each counts itself out of the runtime's blocking tasks.
+                for task in queued {
+                    task.shutdown();
+                }
                 panic!("lawn_rt: cannot start a blocking-pool thread for `spawn_blocking`: {err}");
             }
             Err(_) => {} // a running thread will take it
