@@ -14,13 +14,7 @@ use common::{counting_waker, pending_timers, poll_noop, poll_with, round_up_to_t
 use lawn_rt::task::yield_now;
 use lawn_rt::time::{self, sleep, Duration, Instant, Sleep};
 
-const fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
+use common::units::{ms, us};
 
 // ---------------------------------------------------------------------------
 // advance fires what is due and lets it run

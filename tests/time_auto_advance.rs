@@ -16,27 +16,12 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use common::{paused_within, round_up_to_tick, Rng};
-use lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION;
 use lawn_rt::task::{spawn_blocking, yield_now};
 use lawn_rt::time::{
     self, interval, sleep, sleep_until, timeout, timeout_at, Duration, Instant, MissedTickBehavior,
 };
 
-const TICK: Duration = DEFAULT_TIMER_RESOLUTION;
-const HOUR: Duration = Duration::from_secs(3600);
-const DAY: Duration = Duration::from_secs(86_400);
-
-const fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-const fn secs(n: u64) -> Duration {
-    Duration::from_secs(n)
-}
+use common::units::{ms, secs, us, DAY, HOUR, TICK};
 
 // ---------------------------------------------------------------------------
 // auto-advance

@@ -23,25 +23,11 @@ use std::pin::pin;
 use std::thread;
 
 use common::{assert_panics_with, paused_runtime, paused_within, poll_noop};
-use lawn_rt::runtime::{Builder, DEFAULT_TIMER_RESOLUTION};
+use lawn_rt::runtime::Builder;
 use lawn_rt::task::{spawn_blocking, yield_now};
 use lawn_rt::time::{self, sleep, Duration, Instant};
 
-const TICK: Duration = DEFAULT_TIMER_RESOLUTION;
-const HOUR: Duration = Duration::from_secs(3600);
-const DAY: Duration = Duration::from_secs(86_400);
-
-const fn us(n: u64) -> Duration {
-    Duration::from_micros(n)
-}
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-const fn secs(n: u64) -> Duration {
-    Duration::from_secs(n)
-}
+use common::units::{ms, secs, us, DAY, HOUR, TICK};
 
 // ---------------------------------------------------------------------------
 // pause, resume, advance: the basics and their misuse

@@ -406,3 +406,26 @@ pub fn round_up_to_tick(d: std::time::Duration) -> std::time::Duration {
     let ticks = d.as_nanos().div_ceil(tick);
     std::time::Duration::from_nanos(u64::try_from(ticks * tick).unwrap())
 }
+
+/// Short names for the durations the paused-clock tests use.
+pub mod units {
+    use lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION;
+    use std::time::Duration;
+
+    /// The runtime's default tick.
+    pub const TICK: Duration = DEFAULT_TIMER_RESOLUTION;
+    pub const HOUR: Duration = Duration::from_secs(3600);
+    pub const DAY: Duration = Duration::from_secs(86_400);
+
+    pub const fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    pub const fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    pub const fn secs(n: u64) -> Duration {
+        Duration::from_secs(n)
+    }
+}
