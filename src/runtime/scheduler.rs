@@ -175,15 +175,19 @@ impl Inner {
         }
     }
 
-    fn take_inject(&self, all: bool) -> VecDeque<TaskRef> {
+    /// Takes every task of the inject queue.
+    fn take_inject(&self) -> VecDeque<TaskRef> {
         let mut inject = lock(&self.inject);
-        let taken = if all {
-            std::mem::take(&mut inject.queue)
-        } else {
-            inject.queue.pop_front().into_iter().collect()
-        };
+        self.inject_len.store(0, Relaxed);
+        std::mem::take(&mut inject.queue)
+    }
+
+    /// Takes the first task of the inject queue.
+    fn pop_inject(&self) -> Option<TaskRef> {
+        let mut inject = lock(&self.inject);
+        let task = inject.queue.pop_front();
         self.inject_len.store(inject.queue.len(), Relaxed);
-        taken
+        task
     }
 
     /// Runs `future` to completion on this thread, driving the runtime's
@@ -255,7 +259,7 @@ impl Inner {
     fn next_task(&self, ran: u32) -> Option<TaskRef> {
         let id = self.id();
         if ran % INJECT_INTERVAL == INJECT_INTERVAL - 1 && self.inject_len.load(Relaxed) > 0 {
-            if let Some(task) = self.take_inject(false).pop_front() {
+            if let Some(task) = self.pop_inject() {
                 return Some(task);
             }
         }
@@ -265,7 +269,7 @@ impl Inner {
         if self.inject_len.load(Relaxed) == 0 {
             return None;
         }
-        let mut taken = self.take_inject(true);
+        let mut taken = self.take_inject();
         let first = taken.pop_front();
         context::with_local(id, |l| l.queue.append(&mut taken));
         first
