@@ -53,24 +53,10 @@ async fn sleeping_tasks_wake_in_deadline_order_at_exact_times() {
         ms(2_500),
     ];
     let start = Instant::now();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let tasks: Vec<_> = NAPS
-        .iter()
-        .enumerate()
-        .map(|(i, &nap)| {
-            let log = log.clone();
-            lawn_rt::spawn(async move {
-                sleep(nap).await;
-                log.lock().unwrap().push((i, start.elapsed()));
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
+    let log = sleep_in_tasks(&NAPS, start).await;
     let mut expected: Vec<_> = NAPS.iter().copied().enumerate().collect();
     expected.sort_by_key(|&(_, nap)| nap);
-    assert_eq!(*log.lock().unwrap(), expected);
+    assert_eq!(log, expected);
     assert_eq!(Instant::now(), start + DAY);
 }
 
@@ -80,21 +66,8 @@ async fn sleeping_tasks_wake_in_deadline_order_at_exact_times() {
 async fn many_random_sleepers_wake_exactly_in_order() {
     let mut rng = Rng(0x5DEE_CE66_D1CE_5EED);
     let start = Instant::now();
-    let log = Arc::new(Mutex::new(Vec::new()));
     let naps: Vec<Duration> = (0..300).map(|_| TICK * rng.below(100_000) as u32).collect();
-    let tasks: Vec<_> = naps
-        .iter()
-        .enumerate()
-        .map(|(i, &nap)| {
-            let log = log.clone();
-            lawn_rt::spawn(async move {
-                sleep(nap).await;
-                log.lock().unwrap().push((i, start.elapsed()));
-            })
-        })
-        .collect();
-    futures::future::join_all(tasks).await;
-    let log = log.lock().unwrap();
+    let log = sleep_in_tasks(&naps, start).await;
     assert_eq!(log.len(), naps.len());
     for &(i, elapsed) in log.iter() {
         assert_eq!(elapsed, naps[i], "task {i} woke at the wrong time");
@@ -348,4 +321,26 @@ async fn timeout_fires_at_the_exact_deadline() {
     let slow = lawn_rt::spawn(sleep(DAY));
     assert!(timeout(HOUR, slow).await.is_err());
     assert_eq!(Instant::now(), t4 + HOUR);
+}
+
+/// Spawns a task per nap that sleeps it, then logs (its index, the time
+/// since `start`); returns the log once every task is done, in wake order.
+async fn sleep_in_tasks(naps: &[Duration], start: Instant) -> Vec<(usize, Duration)> {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let tasks: Vec<_> = naps
+        .iter()
+        .enumerate()
+        .map(|(i, &nap)| {
+            let log = log.clone();
+            lawn_rt::spawn(async move {
+                sleep(nap).await;
+                log.lock().unwrap().push((i, start.elapsed()));
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let log = log.lock().unwrap().clone();
+    log
 }
