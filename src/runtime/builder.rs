@@ -259,7 +259,7 @@ impl Builder {
     /// ```
     pub fn build(&mut self) -> io::Result<Runtime> {
         self.check()?;
-        let (parker, unpark) = Parker::new()?;
+        let (parker, unpark, io) = Parker::new(self.enable_io)?;
         let time = self.enable_time.then(|| {
             let unpark = unpark.clone();
             let driver = Driver::for_runtime(
@@ -278,7 +278,7 @@ impl Builder {
             self.thread_name.clone(),
             self.thread_stack_size,
         );
-        let inner = Inner::new(parker, unpark, time, blocking, self.enable_io);
+        let inner = Inner::new(parker, unpark, time, blocking, io);
         Ok(Runtime::from_handle(Handle {
             inner: Arc::new(inner),
         }))

@@ -11,6 +11,9 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::task::Waker;
 
+use std::sync::Arc;
+
+use super::io;
 use super::task::TaskRef;
 use super::Handle;
 
@@ -24,8 +27,17 @@ pub(crate) struct Local {
     pub(crate) deferred: Vec<Waker>,
 }
 
+/// The I/O driver a socket made on this thread registers with.
+#[derive(Clone)]
+pub(crate) enum Io {
+    Driver(Arc<io::Driver>),
+    /// The entered runtime was built without I/O.
+    Disabled,
+}
+
 std::thread_local! {
     static HANDLE: RefCell<Option<Handle>> = const { RefCell::new(None) };
+    static IO: RefCell<Option<Io>> = const { RefCell::new(None) };
     static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
 }
 
@@ -34,22 +46,34 @@ pub(crate) fn current() -> Option<Handle> {
     HANDLE.try_with(|h| h.borrow().clone()).ok().flatten()
 }
 
-/// Makes `handle` the entered runtime until the guard drops.
-pub(crate) fn enter(handle: Handle) -> HandleGuard {
-    HandleGuard(
-        HANDLE
+/// The I/O driver entered on this thread.
+pub(crate) fn io() -> Option<Io> {
+    IO.try_with(|h| h.borrow().clone()).ok().flatten()
+}
+
+/// Makes `handle` the entered runtime, and `io` its I/O driver here, until
+/// the guard drops.
+pub(crate) fn enter(handle: Handle, io: Io) -> HandleGuard {
+    HandleGuard {
+        handle: HANDLE
             .try_with(|h| h.borrow_mut().replace(handle))
             .ok()
             .flatten(),
-    )
+        io: IO.try_with(|h| h.borrow_mut().replace(io)).ok().flatten(),
+    }
 }
 
 /// Restores the previously entered runtime when dropped.
-pub(crate) struct HandleGuard(Option<Handle>);
+pub(crate) struct HandleGuard {
+    handle: Option<Handle>,
+    io: Option<Io>,
+}
 
 impl Drop for HandleGuard {
     fn drop(&mut self) {
-        let previous = self.0.take();
+        let io = self.io.take();
+        let _ = IO.try_with(|h| *h.borrow_mut() = io);
+        let previous = self.handle.take();
         let _ = HANDLE.try_with(|h| *h.borrow_mut() = previous);
     }
 }

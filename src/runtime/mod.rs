@@ -31,6 +31,7 @@
 mod blocking;
 mod builder;
 pub(crate) mod context;
+pub(crate) mod io;
 mod park;
 mod scheduler;
 pub(crate) mod task;
@@ -376,7 +377,11 @@ impl Handle {
     /// .unwrap();
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
-        let runtime = context::enter(self.clone());
+        let io = match &self.inner.io {
+            Some(driver) => context::Io::Driver(driver.clone()),
+            None => context::Io::Disabled,
+        };
+        let runtime = context::enter(self.clone(), io);
         let time = match &self.inner.time {
             Some(driver) => driver.handle().enter(),
             None => crate::driver::enter_time_disabled(),
@@ -401,7 +406,7 @@ impl fmt::Debug for Handle {
         f.debug_struct("Handle")
             .field("flavor", &"current_thread")
             .field("time", &self.inner.time.is_some())
-            .field("io", &self.inner.io_enabled)
+            .field("io", &self.inner.io.is_some())
             .finish_non_exhaustive()
     }
 }

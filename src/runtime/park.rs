@@ -12,11 +12,12 @@
 //! Ground rules: only the thread that holds the runtime's core parks;
 //! [`Unpark`] is `Send + Sync` and may be used from anywhere.
 
-use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
 
 use mio::{Events, Poll, Token};
+
+use super::io;
 
 const WAKER: Token = Token(0);
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -28,6 +29,8 @@ pub(crate) struct Parker {
     events: Events,
     #[cfg(any(target_os = "linux", target_os = "android"))]
     timer: timerfd::TimerFd,
+    /// Where socket events go (`None`: I/O not enabled).
+    io: Option<Arc<io::Driver>>,
 }
 
 /// Wakes the parked thread (or makes its next park return at once).
@@ -43,18 +46,27 @@ impl Unpark {
 }
 
 impl Parker {
-    pub(crate) fn new() -> io::Result<(Parker, Unpark)> {
+    /// A parker, its unpark handle, and (if `enable_io`) the I/O driver
+    /// whose sockets register with its poll.
+    pub(crate) fn new(
+        enable_io: bool,
+    ) -> std::io::Result<(Parker, Unpark, Option<Arc<io::Driver>>)> {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
         #[cfg(any(target_os = "linux", target_os = "android"))]
         let timer = timerfd::TimerFd::new(poll.registry(), TIMER)?;
+        let io = match enable_io {
+            true => Some(Arc::new(io::Driver::new(poll.registry().try_clone()?))),
+            false => None,
+        };
         let parker = Parker {
             poll,
             events: Events::with_capacity(256),
             #[cfg(any(target_os = "linux", target_os = "android"))]
             timer,
+            io: io.clone(),
         };
-        Ok((parker, Unpark(waker)))
+        Ok((parker, Unpark(waker), io))
     }
 
     /// Blocks until an unpark, an I/O event, or `until` (`None`: no
@@ -88,17 +100,21 @@ impl Parker {
 
     fn poll(&mut self, timeout: Option<Duration>) {
         if let Err(err) = self.poll.poll(&mut self.events, timeout) {
-            if err.kind() != io::ErrorKind::Interrupted {
+            if err.kind() != std::io::ErrorKind::Interrupted {
                 panic!("lawn_rt: the runtime's event loop failed to poll: {err}");
             }
         }
         for event in self.events.iter() {
-            #[cfg(any(target_os = "linux", target_os = "android"))]
-            if event.token() == TIMER {
-                self.timer.fired();
+            match event.token() {
+                WAKER => {}
+                #[cfg(any(target_os = "linux", target_os = "android"))]
+                TIMER => self.timer.fired(),
+                _ => {
+                    if let Some(io) = &self.io {
+                        io.dispatch(event);
+                    }
+                }
             }
-            #[cfg(not(any(target_os = "linux", target_os = "android")))]
-            let _ = event;
         }
     }
 

@@ -35,6 +35,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use super::blocking;
 use super::context;
+use super::io;
 use super::park::{Parker, Unpark};
 use super::task::{Schedule, TaskRef};
 use crate::coop;
@@ -63,8 +64,8 @@ pub(crate) struct Inner {
     /// Blocking tasks spawned and not yet finished: while there are any,
     /// a paused clock does not auto-advance (tokio's rule).
     blocking_inflight: AtomicUsize,
-    /// Whether `enable_io` was asked for (the net types will check it).
-    pub(crate) io_enabled: bool,
+    /// The I/O driver (`None`: built without `enable_io`).
+    pub(crate) io: Option<Arc<io::Driver>>,
 }
 
 struct Inject {
@@ -93,7 +94,7 @@ impl Inner {
         unpark: Unpark,
         time: Option<Driver>,
         blocking: blocking::Pool,
-        io_enabled: bool,
+        io: Option<Arc<io::Driver>>,
     ) -> Inner {
         Inner {
             inject: Mutex::new(Inject {
@@ -113,7 +114,7 @@ impl Inner {
             time,
             blocking,
             blocking_inflight: AtomicUsize::new(0),
-            io_enabled,
+            io,
         }
     }
 
@@ -421,6 +422,9 @@ impl Inner {
         drop(queued);
         let core = lock(&self.seat).take();
         drop(core);
+        if let Some(io) = &self.io {
+            io.shutdown();
+        }
         // The driver's shutdown wakes user wakers: even if one panics, the
         // blocking pool must still be shut down (then the panic goes on).
         let woke = panic::catch_unwind(AssertUnwindSafe(|| {
