@@ -19,7 +19,7 @@ use crate::entry::Entry;
 /// While it is `false`, `flavor = "multi_thread"` is a compile error. Flip it
 /// to `true` when the runtime lands: parsing, validation and code generation
 /// for that flavor are already in place and unit-tested.
-pub(crate) const MULTI_THREAD_AVAILABLE: bool = false;
+pub(crate) const MULTI_THREAD_AVAILABLE: bool = true;
 
 /// The option names, in the order the error messages list them.
 const OPTION_NAMES: &str = "`flavor`, `worker_threads`, `start_paused`";

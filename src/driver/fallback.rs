@@ -49,6 +49,7 @@ mod global {
                     fallback: true,
                     pausable: false,
                     runtime: false,
+                    group: 0,
                     unpark: None,
                 })),
             })

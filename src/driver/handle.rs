@@ -242,6 +242,32 @@ pub(crate) fn entered_now() -> Option<StdInstant> {
         .flatten()
 }
 
+/// The driver a timer bound to `current` and never yet filed should move
+/// to on its first poll here, if any: the runtime driver entered on this
+/// thread when `current` is the fallback (a timer made before its runtime
+/// was entered), or this worker's shard when `current` is another shard of
+/// the same multi-thread runtime (a task moved between workers).
+#[inline]
+pub(crate) fn rebind_target(current: &Handle) -> Option<Handle> {
+    let shared = &current.shared;
+    if !shared.fallback && shared.group == 0 {
+        return None;
+    }
+    CONTEXT
+        .try_with(|context| match &*context.borrow() {
+            Some(Entered::Driver(entered))
+                if entered.shared.runtime
+                    && !Arc::ptr_eq(&entered.shared, shared)
+                    && (shared.fallback || entered.shared.group == shared.group) =>
+            {
+                Some(entered.clone())
+            }
+            _ => None,
+        })
+        .ok()
+        .flatten()
+}
+
 /// Marks this thread as inside a runtime without time until the guard
 /// drops: [`Handle::current`] panics there instead of using the fallback.
 pub(crate) fn enter_time_disabled() -> EnterGuard<'static> {

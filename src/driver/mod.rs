@@ -50,7 +50,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 pub(crate) use clock::{checked_add_or_far, Tick, FAR_FUTURE};
 pub use error::Error;
-pub(crate) use handle::{enter_time_disabled, entered_now};
+pub(crate) use handle::{enter_time_disabled, entered_now, rebind_target};
 pub use handle::{EnterGuard, Handle};
 pub(crate) use shared::Registered;
 
@@ -118,16 +118,19 @@ impl Driver {
             fallback: false,
             pausable: false,
             runtime: false,
+            group: 0,
             unpark: None,
         })
     }
 
     /// A driver for a runtime: `unpark` wakes the runtime's parked event
-    /// loop; `pausable` lets `time::pause` pause it. `resolution` must have
-    /// passed [`check_resolution`].
+    /// loop; `pausable` lets `time::pause` pause it; a nonzero `group`
+    /// makes it one shard of a multi-thread runtime's timers (see
+    /// `Shared::group`). `resolution` must have passed [`check_resolution`].
     pub(crate) fn for_runtime(
         resolution: Duration,
         pausable: bool,
+        group: usize,
         unpark: Box<dyn Fn() + Send + Sync>,
     ) -> Driver {
         Driver::with_options(Options {
@@ -135,6 +138,7 @@ impl Driver {
             fallback: false,
             pausable,
             runtime: true,
+            group,
             unpark: Some(unpark),
         })
     }

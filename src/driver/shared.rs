@@ -43,6 +43,9 @@ pub(crate) struct Shared {
     /// Whether this is a runtime's driver: a timer made where no driver was
     /// entered moves to it if first polled there.
     pub(crate) runtime: bool,
+    /// Nonzero for the shards of one multi-thread runtime (one driver per
+    /// worker): a timer first polled on another shard's worker moves there.
+    pub(crate) group: usize,
     pub(super) inner: Mutex<Inner>,
     /// How the parked driver is told to look again.
     unpark: Unpark,
@@ -75,6 +78,8 @@ pub(crate) struct Options {
     pub(crate) fallback: bool,
     pub(crate) pausable: bool,
     pub(crate) runtime: bool,
+    /// See [`Shared::group`]; 0 for a driver on its own.
+    pub(crate) group: usize,
     /// `None`: park on a condition variable in [`Shared::park`].
     pub(crate) unpark: Option<Box<dyn Fn() + Send + Sync>>,
 }
@@ -105,6 +110,7 @@ impl Shared {
             fallback: options.fallback,
             pausable: options.pausable,
             runtime: options.runtime,
+            group: options.group,
             inner: Mutex::new(Inner {
                 lawn: Lawn::new(),
                 shutdown: false,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::blocking;
 use super::park::Parker;
-use super::scheduler::Inner;
+use super::scheduler::{current, multi, Scheduler};
 use super::{Handle, Runtime};
 use crate::driver::{check_resolution, Driver};
 
@@ -44,11 +44,16 @@ pub const DEFAULT_TIMER_RESOLUTION: Duration = Duration::from_micros(100);
 /// ```
 #[derive(Clone)]
 pub struct Builder {
+    flavor: Flavor,
+    /// `None`: the machine's available parallelism.
+    worker_threads: Option<usize>,
     enable_time: bool,
     enable_io: bool,
     timer_resolution: Duration,
     start_paused: bool,
-    thread_name: String,
+    /// `None`: `lawn-rt-worker` for workers, `lawn-rt-blocking` for the
+    /// blocking pool.
+    thread_name: Option<String>,
     thread_stack_size: Option<usize>,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
@@ -66,16 +71,81 @@ impl Builder {
     /// assert_eq!(rt.block_on(async { 7 }), 7);
     /// ```
     pub fn new_current_thread() -> Builder {
+        Builder::new(Flavor::CurrentThread)
+    }
+
+    /// A builder for a runtime whose tasks run on a pool of worker threads
+    /// ([`worker_threads`](Builder::worker_threads) of them, by default one
+    /// per CPU), each with its own event loop and its own shard of the
+    /// timers; like `tokio::runtime::Builder::new_multi_thread`. Neither
+    /// time nor I/O is enabled until asked for.
+    ///
+    /// Tasks spawned from a worker run there unless an idle worker takes
+    /// them; tasks spawned from elsewhere go to a shared queue. A timer
+    /// files with the worker that first polls it, so workers never contend
+    /// on one timer lock. [`time::pause`](crate::time::pause) is not
+    /// available (it panics): use a current-thread runtime for tests that
+    /// move the clock by hand.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::Builder;
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    /// let sum = rt.block_on(async {
+    ///     let tasks: Vec<_> = (0..8u64)
+    ///         .map(|i| {
+    ///             lawn_rt::spawn(async move {
+    ///                 sleep(Duration::from_millis(i)).await;
+    ///                 i
+    ///             })
+    ///         })
+    ///         .collect();
+    ///     let mut sum = 0;
+    ///     for task in tasks {
+    ///         sum += task.await.unwrap();
+    ///     }
+    ///     sum
+    /// });
+    /// assert_eq!(sum, 28);
+    /// ```
+    pub fn new_multi_thread() -> Builder {
+        Builder::new(Flavor::MultiThread)
+    }
+
+    fn new(flavor: Flavor) -> Builder {
         Builder {
+            flavor,
+            worker_threads: None,
             enable_time: false,
             enable_io: false,
             timer_resolution: DEFAULT_TIMER_RESOLUTION,
             start_paused: false,
-            thread_name: "lawn-rt-blocking".to_string(),
+            thread_name: None,
             thread_stack_size: None,
             max_blocking_threads: 64,
             thread_keep_alive: Duration::from_secs(10),
         }
+    }
+
+    /// How many worker threads a multi-thread runtime runs (default: the
+    /// machine's available parallelism). Zero makes
+    /// [`build`](Builder::build) fail. Ignored by a current-thread runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(3)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
+    /// ```
+    pub fn worker_threads(&mut self, threads: usize) -> &mut Builder {
+        self.worker_threads = Some(threads);
+        self
     }
 
     /// Enables the time driver: [`sleep`](crate::time::sleep),
@@ -171,8 +241,8 @@ impl Builder {
         self
     }
 
-    /// The name of the runtime's threads (its blocking pool's; default
-    /// `lawn-rt-blocking`).
+    /// The name of the runtime's threads: its workers' and its blocking
+    /// pool's (default `lawn-rt-worker` and `lawn-rt-blocking`).
     ///
     /// # Examples
     ///
@@ -187,7 +257,7 @@ impl Builder {
     /// assert_eq!(name.unwrap().as_deref(), Some("my-blocking"));
     /// ```
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
-        self.thread_name = name.into();
+        self.thread_name = Some(name.into());
         self
     }
 
@@ -259,12 +329,36 @@ impl Builder {
     /// ```
     pub fn build(&mut self) -> io::Result<Runtime> {
         self.check()?;
+        let blocking = blocking::Pool::new(
+            self.max_blocking_threads,
+            self.thread_keep_alive,
+            self.name_or("lawn-rt-blocking"),
+            self.thread_stack_size,
+        );
+        let inner = match self.flavor {
+            Flavor::CurrentThread => self.build_current_thread(blocking)?,
+            Flavor::MultiThread => multi::Shared::start(
+                multi::Config {
+                    workers: self.worker_threads.unwrap_or_else(default_workers),
+                    enable_io: self.enable_io,
+                    time: self.enable_time.then_some(self.timer_resolution),
+                    thread_name: self.name_or("lawn-rt-worker"),
+                    stack_size: self.thread_stack_size,
+                },
+                blocking,
+            )?,
+        };
+        Ok(Runtime::from_handle(Handle { inner }))
+    }
+
+    fn build_current_thread(&self, blocking: blocking::Pool) -> io::Result<Scheduler> {
         let (parker, unpark, io) = Parker::new(self.enable_io)?;
         let time = self.enable_time.then(|| {
             let unpark = unpark.clone();
             let driver = Driver::for_runtime(
                 self.timer_resolution,
                 true,
+                0,
                 Box::new(move || unpark.unpark()),
             );
             if self.start_paused {
@@ -272,16 +366,14 @@ impl Builder {
             }
             driver
         });
-        let blocking = blocking::Pool::new(
-            self.max_blocking_threads,
-            self.thread_keep_alive,
-            self.thread_name.clone(),
-            self.thread_stack_size,
-        );
-        let inner = Inner::new(parker, unpark, time, blocking, io);
-        Ok(Runtime::from_handle(Handle {
-            inner: Arc::new(inner),
-        }))
+        let inner = current::Inner::new(parker, unpark, time, blocking, io);
+        Ok(Scheduler::Current(Arc::new(inner)))
+    }
+
+    fn name_or(&self, default: &str) -> String {
+        self.thread_name
+            .clone()
+            .unwrap_or_else(|| default.to_string())
     }
 
     fn check(&self) -> io::Result<()> {
@@ -294,13 +386,24 @@ impl Builder {
                     .into(),
             );
         }
+        if self.flavor == Flavor::MultiThread {
+            if self.worker_threads == Some(0) {
+                return invalid("lawn_rt: `worker_threads` must be at least 1, got 0".into());
+            }
+            if self.start_paused {
+                return invalid(
+                    "lawn_rt: `start_paused(true)` needs a current_thread runtime: a \
+                     multi_thread runtime's clock cannot be paused"
+                        .into(),
+                );
+            }
+        }
         if self.max_blocking_threads == 0 {
             return invalid("lawn_rt: `max_blocking_threads` must be at least 1, got 0".into());
         }
-        if self.thread_name.contains('\0') {
+        if let Some(name) = self.thread_name.as_ref().filter(|name| name.contains('\0')) {
             return invalid(format!(
-                "lawn_rt: `thread_name` must not contain a NUL byte, got {:?}",
-                self.thread_name
+                "lawn_rt: `thread_name` must not contain a NUL byte, got {name:?}"
             ));
         }
         Ok(())
@@ -310,7 +413,8 @@ impl Builder {
 impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
-            .field("flavor", &"current_thread")
+            .field("flavor", &self.flavor)
+            .field("worker_threads", &self.worker_threads)
             .field("enable_time", &self.enable_time)
             .field("enable_io", &self.enable_io)
             .field("timer_resolution", &self.timer_resolution)
@@ -320,4 +424,15 @@ impl fmt::Debug for Builder {
             .field("thread_keep_alive", &self.thread_keep_alive)
             .finish()
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flavor {
+    CurrentThread,
+    MultiThread,
+}
+
+/// One worker per CPU the process may use (1 if that cannot be told).
+fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

@@ -7,7 +7,7 @@
 //! pushed to it without a lock. Borrows of the queue are brief (a push or
 //! a pop), never across a poll, so wakers called from a poll can push.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::task::Waker;
 
@@ -19,8 +19,11 @@ use super::Handle;
 
 /// The run queue of the runtime this thread drives.
 pub(crate) struct Local {
-    /// Which runtime (its `Inner`'s address).
+    /// Which runtime (its scheduler's address).
     owner: usize,
+    /// Which worker of a multi-thread runtime this thread is (0 for a
+    /// current-thread runtime).
+    index: usize,
     pub(crate) queue: VecDeque<TaskRef>,
     /// Wakers of tasks that yielded: woken after the next park, so a task
     /// that yields lets timers and I/O in first.
@@ -39,6 +42,9 @@ std::thread_local! {
     static HANDLE: RefCell<Option<Handle>> = const { RefCell::new(None) };
     static IO: RefCell<Option<Io>> = const { RefCell::new(None) };
     static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
+    /// How many multi-thread `block_on`s run on this thread (at most one:
+    /// a nested one panics).
+    static BLOCKING_ON: Cell<u32> = const { Cell::new(0) };
 }
 
 /// The runtime entered on this thread.
@@ -78,20 +84,46 @@ impl Drop for HandleGuard {
     }
 }
 
-/// Whether this thread is driving some runtime right now.
+/// Whether this thread is driving some runtime right now, or blocked in
+/// a multi-thread runtime's `block_on` (where a nested `block_on` would
+/// block the future that waits for it).
 pub(crate) fn is_driving() -> bool {
     LOCAL.try_with(|l| l.borrow().is_some()).unwrap_or(false)
+        || BLOCKING_ON.try_with(Cell::get).unwrap_or(0) > 0
 }
 
-/// Starts driving runtime `owner` on this thread with `queue`.
-pub(crate) fn start_driving(owner: usize, queue: VecDeque<TaskRef>) {
+/// Starts driving runtime `owner` on this thread (as its worker `index`)
+/// with `queue`.
+pub(crate) fn start_driving(owner: usize, index: usize, queue: VecDeque<TaskRef>) {
     LOCAL.with(|l| {
         *l.borrow_mut() = Some(Local {
             owner,
+            index,
             queue,
             deferred: Vec::new(),
         })
     });
+}
+
+/// Which worker of runtime `owner` this thread is, if it is one.
+#[inline]
+pub(crate) fn worker_index(owner: usize) -> Option<usize> {
+    with_local(owner, |local| local.index)
+}
+
+/// Marks this thread as blocked in a multi-thread runtime's `block_on`
+/// until the guard drops.
+pub(crate) fn enter_block_on() -> BlockOnGuard {
+    BLOCKING_ON.with(|b| b.set(b.get() + 1));
+    BlockOnGuard(())
+}
+
+pub(crate) struct BlockOnGuard(());
+
+impl Drop for BlockOnGuard {
+    fn drop(&mut self) {
+        let _ = BLOCKING_ON.try_with(|b| b.set(b.get() - 1));
+    }
 }
 
 /// Stops driving; returns the queue and the deferred wakers left.

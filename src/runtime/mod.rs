@@ -38,12 +38,11 @@ pub(crate) mod task;
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 pub use builder::{Builder, DEFAULT_TIMER_RESOLUTION};
-use scheduler::Inner;
-use task::{JoinHandle, Schedule};
+use scheduler::Scheduler;
+use task::JoinHandle;
 
 /// A `lawn_rt` runtime: a current-thread scheduler, a Lawn timer driver
 /// and a blocking pool; like `tokio::runtime::Runtime`.
@@ -81,7 +80,7 @@ pub struct Runtime {
 /// ```
 #[derive(Clone)]
 pub struct Handle {
-    pub(crate) inner: Arc<Inner>,
+    pub(crate) inner: Scheduler,
 }
 
 /// Keeps a runtime entered on this thread until dropped; see
@@ -155,13 +154,7 @@ impl Runtime {
     /// ```
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        assert!(
-            !context::is_driving(),
-            "lawn_rt: cannot `block_on` inside a runtime: this thread is already driving \
-             asynchronous tasks; `.await` the future instead (or spawn it)"
-        );
-        let _entered = self.enter();
-        self.handle.inner.block_on(future)
+        self.handle.block_on(future)
     }
 
     /// Spawns `future` as a task on this runtime; see
@@ -333,9 +326,10 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (task, handle) = task::new_task(future, self.inner.clone() as Arc<dyn Schedule>);
+        let scheduler = self.inner.as_schedule();
+        let (task, handle) = task::new_task(future, scheduler.clone());
         if self.inner.bind(&task) {
-            self.inner.schedule(task);
+            scheduler.schedule(task);
         }
         handle
     }
@@ -355,11 +349,55 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let schedule = self.inner.blocking_started();
+        let schedule = self.inner.blocking_schedule();
         let future = blocking::BlockingTask::new(func);
-        let (task, handle) = task::new_task(future, Arc::new(schedule));
-        self.inner.blocking.spawn(task, self);
+        let (task, handle) = task::new_task(future, schedule);
+        self.inner.blocking().spawn(task, self);
         handle
+    }
+
+    /// Runs `future` to completion on this thread, with the runtime
+    /// entered, and returns its output; like `tokio::runtime::Handle::block_on`.
+    ///
+    /// On a multi-thread runtime the workers run the spawned tasks, timers
+    /// and I/O while this thread waits for `future`. On a current-thread
+    /// runtime this is [`Runtime::block_on`]: the calling thread drives the
+    /// runtime (or waits while another thread does).
+    ///
+    /// # Panics
+    ///
+    /// If called from a thread that is running a runtime's tasks (inside a
+    /// task, on a worker, or inside another `block_on`): `.await` the
+    /// future there instead. Also if the runtime has been dropped and the
+    /// future waits on its timers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::Builder;
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    /// let handle = rt.handle().clone();
+    /// let out = std::thread::spawn(move || {
+    ///     handle.block_on(async {
+    ///         sleep(Duration::from_millis(1)).await;
+    ///         lawn_rt::spawn(async { 5 }).await.unwrap()
+    ///     })
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// assert_eq!(out, 5);
+    /// ```
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        assert!(
+            !context::is_driving(),
+            "lawn_rt: cannot `block_on` inside a runtime: this thread is already running \
+             asynchronous tasks; `.await` the future instead (or spawn it)"
+        );
+        let _entered = self.enter();
+        self.inner.block_on(future)
     }
 
     /// Enters the runtime on this thread; see [`Runtime::enter`].
@@ -377,12 +415,9 @@ impl Handle {
     /// .unwrap();
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
-        let io = match &self.inner.io {
-            Some(driver) => context::Io::Driver(driver.clone()),
-            None => context::Io::Disabled,
-        };
-        let runtime = context::enter(self.clone(), io);
-        let time = match &self.inner.time {
+        let parts = self.inner.enter_parts();
+        let runtime = context::enter(self.clone(), parts.io);
+        let time = match parts.time {
             Some(driver) => driver.handle().enter(),
             None => crate::driver::enter_time_disabled(),
         };
@@ -396,7 +431,7 @@ impl Handle {
 impl fmt::Debug for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Runtime")
-            .field("flavor", &"current_thread")
+            .field("flavor", &self.handle.inner.flavor())
             .finish_non_exhaustive()
     }
 }
@@ -404,9 +439,9 @@ impl fmt::Debug for Runtime {
 impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
-            .field("flavor", &"current_thread")
-            .field("time", &self.inner.time.is_some())
-            .field("io", &self.inner.io.is_some())
+            .field("flavor", &self.inner.flavor())
+            .field("time", &self.inner.has_time())
+            .field("io", &self.inner.has_io())
             .finish_non_exhaustive()
     }
 }

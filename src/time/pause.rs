@@ -165,6 +165,13 @@ impl Future for Advance {
 fn pausable(what: &str) -> Handle {
     // Panics (here, at the caller's line) inside a runtime without time.
     let handle = Handle::current();
+    if handle.shared.group != 0 {
+        panic!(
+            "lawn_rt: `time::{what}()` is not available on a multi_thread runtime: its workers' \
+             clocks cannot stop together; use a current_thread runtime (`#[lawn_rt::test]`'s \
+             default, or `Builder::new_current_thread()`)"
+        );
+    }
     if !handle.shared.pausable {
         panic!(
             "lawn_rt: `time::{what}()` needs a current_thread lawn_rt runtime (such as \

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::coop;
-use crate::driver::{Error, Handle, Registered, Tick};
+use crate::driver::{rebind_target, Error, Handle, Registered, Tick};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
 
@@ -266,13 +266,15 @@ impl Sleep {
 
     /// Polls for completion, registering or updating the waker.
     fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if matches!(self.state, State::Unregistered(None)) && self.handle.shared.fallback {
+        if matches!(self.state, State::Unregistered(None)) {
             // Made where no driver was entered (`rt.block_on(sleep(d))`
-            // builds the sleep before `block_on` enters the runtime): it
-            // belongs to the runtime it is first polled in, if any. (Not to
+            // builds the sleep before `block_on` enters the runtime), it
+            // belongs to the runtime it is first polled in, if any (not to
             // a bare `Driver` entered there: that one's clock may be moved
-            // by hand.)
-            if let Some(entered) = Handle::try_entered().filter(|h| h.shared.runtime) {
+            // by hand). Made on one worker of a multi-thread runtime and
+            // first polled on another, it files on the polling worker's
+            // shard, which fires it without a cross-thread lock.
+            if let Some(entered) = rebind_target(&self.handle) {
                 let this = self.as_mut().project();
                 *this.handle = entered;
                 *this.tick = UNKNOWN;

@@ -26,21 +26,22 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant as StdInstant};
 
-use super::blocking;
-use super::context;
-use super::io;
-use super::park::{Parker, Unpark};
-use super::task::{Schedule, TaskRef};
-use crate::coop;
+use super::owned::Owned;
+use super::poll_budgeted;
 use crate::driver::{Driver, Park, SharedDriver};
 use crate::loom::{lock, wait};
+use crate::runtime::blocking;
+use crate::runtime::context;
+use crate::runtime::io;
+use crate::runtime::park::{Parker, Unpark};
+use crate::runtime::task::{Schedule, TaskRef};
 
 /// Tasks run between two looks at timers and I/O (tokio's figure).
 const EVENT_INTERVAL: u32 = 61;
@@ -52,7 +53,7 @@ pub(crate) struct Inner {
     inject: Mutex<Inject>,
     /// Length of `inject.queue`, readable without the lock (a hint).
     inject_len: AtomicUsize,
-    owned: Mutex<Owned>,
+    owned: Owned,
     /// The core, when no thread drives the runtime.
     seat: Mutex<Option<Core>>,
     seat_free: Condvar,
@@ -72,13 +73,6 @@ struct Inject {
     queue: VecDeque<TaskRef>,
     /// The driving thread is blocked in the poll (or about to be).
     parked: bool,
-    closed: bool,
-}
-
-#[derive(Default)]
-struct Owned {
-    tasks: Vec<Option<TaskRef>>,
-    free: Vec<usize>,
     closed: bool,
 }
 
@@ -103,7 +97,7 @@ impl Inner {
                 closed: false,
             }),
             inject_len: AtomicUsize::new(0),
-            owned: Mutex::new(Owned::default()),
+            owned: Owned::default(),
             seat: Mutex::new(Some(Core {
                 parker,
                 queue: VecDeque::new(),
@@ -125,24 +119,7 @@ impl Inner {
     /// Adds a new task to the owned set; `false` (and the task cancelled)
     /// if the runtime has shut down.
     pub(crate) fn bind(&self, task: &TaskRef) -> bool {
-        let mut owned = lock(&self.owned);
-        if owned.closed {
-            drop(owned);
-            task.clone().shutdown();
-            return false;
-        }
-        let index = match owned.free.pop() {
-            Some(index) => {
-                owned.tasks[index] = Some(task.clone());
-                index
-            }
-            None => {
-                owned.tasks.push(Some(task.clone()));
-                owned.tasks.len() - 1
-            }
-        };
-        task.set_owned(index);
-        true
+        self.owned.bind(task)
     }
 
     /// Counts a blocking task in (see `blocking_inflight`); its
@@ -402,15 +379,10 @@ impl Inner {
     /// pool (waiting up to `timeout` for running blocking tasks; `None`:
     /// as long as they take).
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
-        let tasks = {
-            let mut owned = lock(&self.owned);
-            if owned.closed {
-                return;
-            }
-            owned.closed = true;
-            std::mem::take(&mut owned.tasks)
+        let Some(tasks) = self.owned.close() else {
+            return;
         };
-        for task in tasks.into_iter().flatten() {
+        for task in tasks {
             task.shutdown();
         }
         let queued = {
@@ -422,16 +394,7 @@ impl Inner {
         drop(queued);
         let core = lock(&self.seat).take();
         drop(core);
-        if let Some(io) = &self.io {
-            io.shutdown();
-        }
-        // The driver's shutdown wakes user wakers: even if one panics, the
-        // blocking pool must still be shut down (then the panic goes on).
-        let woke = panic::catch_unwind(AssertUnwindSafe(|| {
-            if let Some(driver) = &self.time {
-                driver.shutdown();
-            }
-        }));
+        let woke = super::shut_drivers(&self.io, &self.time);
         self.blocking.shutdown(timeout);
         if let Err(payload) = woke {
             panic::resume_unwind(payload);
@@ -449,30 +412,8 @@ impl Schedule for Inner {
     }
 
     fn release(&self, index: usize) {
-        if index == usize::MAX {
-            return; // never bound (cancelled at spawn)
-        }
-        let removed = {
-            let mut owned = lock(&self.owned);
-            if owned.closed {
-                return;
-            }
-            owned.free.push(index);
-            let removed = owned.tasks[index].take();
-            if owned.free.len() == owned.tasks.len() && owned.tasks.len() > 1024 {
-                // Every task is done: give a past peak's memory back.
-                owned.tasks = Vec::new();
-                owned.free = Vec::new();
-            }
-            removed
-        };
-        drop(removed);
+        self.owned.release(index);
     }
-}
-
-/// Polls `future` under a fresh coop budget.
-fn poll_budgeted<F: Future>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<F::Output> {
-    coop::with_budget(Some(coop::BUDGET), || future.poll(cx))
 }
 
 /// The waker of a `block_on` future.
@@ -506,7 +447,7 @@ struct Driving<'a> {
 
 impl<'a> Driving<'a> {
     fn start(inner: &'a Inner, mut core: Core) -> Driving<'a> {
-        context::start_driving(inner.id(), std::mem::take(&mut core.queue));
+        context::start_driving(inner.id(), 0, std::mem::take(&mut core.queue));
         Driving {
             inner,
             core: Some(core),

@@ -1,0 +1,143 @@
+//! The two schedulers behind a runtime [`Handle`](super::Handle):
+//! `current` (every task on the thread in `block_on`) and `multi` (a pool
+//! of workers, each with its own park loop, timer shard and I/O driver),
+//! and what they share (the owned-task set, the budgeted poll).
+
+pub(crate) mod current;
+pub(crate) mod multi;
+mod owned;
+
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::blocking;
+use super::context;
+use super::io;
+use super::task::Schedule;
+use crate::coop;
+use crate::driver::Driver;
+
+/// A runtime's scheduler, of either flavor.
+#[derive(Clone)]
+pub(crate) enum Scheduler {
+    Current(Arc<current::Inner>),
+    Multi(Arc<multi::Shared>),
+}
+
+/// What a thread entering a runtime makes current there: a timer driver
+/// (`None`: time disabled) and an I/O driver.
+pub(crate) struct EnterParts<'a> {
+    pub(crate) time: Option<&'a Driver>,
+    pub(crate) io: context::Io,
+}
+
+impl Scheduler {
+    pub(crate) fn as_schedule(&self) -> Arc<dyn Schedule> {
+        match self {
+            Scheduler::Current(inner) => inner.clone(),
+            Scheduler::Multi(shared) => shared.clone(),
+        }
+    }
+
+    /// Adds a new task to the owned set (cancelling it if the runtime has
+    /// shut down).
+    pub(crate) fn bind(&self, task: &super::task::TaskRef) -> bool {
+        match self {
+            Scheduler::Current(inner) => inner.bind(task),
+            Scheduler::Multi(shared) => shared.bind(task),
+        }
+    }
+
+    /// The scheduler of a blocking task (see `BlockingSchedule`).
+    pub(crate) fn blocking_schedule(&self) -> Arc<dyn Schedule> {
+        match self {
+            Scheduler::Current(inner) => Arc::new(inner.blocking_started()),
+            Scheduler::Multi(_) => Arc::new(multi::BlockingSchedule),
+        }
+    }
+
+    pub(crate) fn blocking(&self) -> &blocking::Pool {
+        match self {
+            Scheduler::Current(inner) => &inner.blocking,
+            Scheduler::Multi(shared) => &shared.blocking,
+        }
+    }
+
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+        match self {
+            Scheduler::Current(inner) => inner.block_on(future),
+            Scheduler::Multi(shared) => shared.block_on(future),
+        }
+    }
+
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        match self {
+            Scheduler::Current(inner) => inner.shutdown(timeout),
+            Scheduler::Multi(shared) => shared.shutdown(timeout),
+        }
+    }
+
+    /// The drivers a thread entering the runtime uses: on a worker, its
+    /// own; elsewhere, one worker's, taken in turn.
+    pub(crate) fn enter_parts(&self) -> EnterParts<'_> {
+        let (time, io) = match self {
+            Scheduler::Current(inner) => (inner.time.as_ref(), inner.io.as_ref()),
+            Scheduler::Multi(shared) => shared.enter_parts(),
+        };
+        EnterParts {
+            time,
+            io: match io {
+                Some(driver) => context::Io::Driver(driver.clone()),
+                None => context::Io::Disabled,
+            },
+        }
+    }
+
+    pub(crate) fn flavor(&self) -> &'static str {
+        match self {
+            Scheduler::Current(_) => "current_thread",
+            Scheduler::Multi(_) => "multi_thread",
+        }
+    }
+
+    pub(crate) fn has_time(&self) -> bool {
+        self.enter_parts().time.is_some()
+    }
+
+    pub(crate) fn has_io(&self) -> bool {
+        matches!(self.enter_parts().io, context::Io::Driver(_))
+    }
+}
+
+/// Polls `future` under a fresh coop budget.
+pub(crate) fn poll_budgeted<F: Future>(
+    future: Pin<&mut F>,
+    cx: &mut Context<'_>,
+) -> Poll<F::Output> {
+    coop::with_budget(Some(coop::BUDGET), || future.poll(cx))
+}
+
+/// The last steps of a shutdown, after every task's future is dropped:
+/// the I/O drivers fail their sockets, the timer drivers wake (and so
+/// drop) every pending timer's waker, then the blocking pool stops
+/// (waiting up to `timeout` for running blocking tasks; `None`: as long as
+/// they take). A waker that panics does not stop the rest (the panic goes
+/// on afterwards).
+pub(crate) fn shut_drivers<'a>(
+    io: impl IntoIterator<Item = &'a Arc<io::Driver>>,
+    time: impl IntoIterator<Item = &'a Driver>,
+) -> std::thread::Result<()> {
+    for io in io {
+        io.shutdown();
+    }
+    let mut result = Ok(());
+    for driver in time {
+        let woke = panic::catch_unwind(AssertUnwindSafe(|| driver.shutdown()));
+        result = result.and(woke);
+    }
+    result
+}

@@ -1,0 +1,564 @@
+//! The multi-thread scheduler: `N` workers, each running the park loop of
+//! the current-thread runtime on its own thread, with its own `mio::Poll`,
+//! its own I/O driver and its own **timer shard** (a Lawn driver of its
+//! own).
+//!
+//! ```text
+//! worker i, loop {
+//!     run up to EVENT_INTERVAL tasks: its own queue first (the inject queue
+//!         every INJECT_INTERVAL-th time), then the inject queue, then half
+//!         of another worker's queue
+//!     park if it found nothing: block in its Poll until its shard's next
+//!         timer (timerfd), an I/O event, or a wake-up; else look for events
+//!     fire its shard's due timers (their tasks land in its queue)
+//!     wake the tasks that yielded
+//! }
+//! ```
+//!
+//! Ground rules:
+//! - **Timers:** a `Sleep` files on the shard of the worker that first
+//!   polls it (see `driver::rebind_target`), so a worker's timers are
+//!   filed, fired and mostly cancelled by that worker alone: its shard's
+//!   lock is uncontended. A timer dropped or reset from elsewhere takes that
+//!   shard's lock, and a reset due earlier than the shard's park wakes that
+//!   worker (the shard's unpark hook is its `mio::Waker`). A thread that is
+//!   not a worker (`block_on`'s, a blocking-pool thread) is given a shard in
+//!   turn when it enters the runtime.
+//! - **Queues:** a task woken on a worker goes to that worker's queue; from
+//!   anywhere else to the inject queue. Queues are mutexes (the owner's
+//!   lock is uncontended unless someone steals); each keeps its length in
+//!   an atomic so idle workers can look without locking.
+//! - **Parking without lost wake-ups:** a worker about to park counts
+//!   itself in `num_parked`, then (under the `idle` lock) looks at every
+//!   queue; only if all are empty does it list itself as parked. A pusher
+//!   stores the queue length, then reads `num_parked` (both `SeqCst`), so
+//!   either the worker sees the task or the pusher sees the worker and, under
+//!   the `idle` lock, takes it off the list and wakes it. A worker is woken
+//!   only when a task is queued that no running worker is about to take
+//!   (inject pushes, or a second task in a running worker's queue).
+//! - **Shutdown:** sets `shutdown` and wakes every worker; the last worker
+//!   to leave its loop cancels every task and shuts the drivers down, so no
+//!   future is dropped while a worker may poll it. `Runtime::drop` joins the
+//!   workers (unless it runs on one of them).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::panic;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant as StdInstant};
+
+use super::owned::Owned;
+use super::poll_budgeted;
+use crate::driver::{Driver, Park};
+use crate::loom::lock;
+use crate::runtime::blocking;
+use crate::runtime::context;
+use crate::runtime::io as io_driver;
+use crate::runtime::park::{Parker, Unpark};
+use crate::runtime::task::{Schedule, TaskRef};
+
+/// Tasks run between two looks at timers and I/O (as current-thread).
+const EVENT_INTERVAL: u32 = 61;
+/// Every this many tasks, the inject queue goes first.
+const INJECT_INTERVAL: u32 = 31;
+
+/// The state every worker and handle shares.
+pub(crate) struct Shared {
+    workers: Box<[Remote]>,
+    inject: Mutex<Inject>,
+    /// Length of `inject.queue`, readable without the lock.
+    inject_len: AtomicUsize,
+    /// Workers listed as parked (see the module docs).
+    idle: Mutex<Vec<usize>>,
+    /// Workers that are parked or about to look whether they may park.
+    num_parked: AtomicUsize,
+    owned: Owned,
+    pub(crate) blocking: blocking::Pool,
+    shutdown: AtomicBool,
+    /// Workers still in their loop; the last one out cleans up.
+    running: AtomicUsize,
+    /// Which shard the next non-worker thread to enter gets.
+    next_enter: AtomicUsize,
+    /// The workers' threads, joined by `Runtime::drop`.
+    threads: Mutex<Vec<thread::JoinHandle<()>>>,
+    /// The blocking pool's shutdown timeout, for the worker that cleans up
+    /// when `Runtime::drop` cannot (it runs on a worker).
+    pending_blocking: Mutex<Option<Option<Duration>>>,
+}
+
+/// What other threads may touch of one worker.
+struct Remote {
+    queue: Mutex<VecDeque<TaskRef>>,
+    len: AtomicUsize,
+    unpark: Unpark,
+    time: Option<Driver>,
+    io: Option<Arc<io_driver::Driver>>,
+}
+
+struct Inject {
+    queue: VecDeque<TaskRef>,
+    closed: bool,
+}
+
+/// What only the worker's own thread touches.
+struct Core {
+    index: usize,
+    parker: Parker,
+    /// Where the next steal looks first.
+    steal_from: usize,
+}
+
+/// How the workers are made (from the builder's settings).
+pub(crate) struct Config {
+    pub(crate) workers: usize,
+    pub(crate) enable_io: bool,
+    /// `Some(resolution)`: time enabled.
+    pub(crate) time: Option<Duration>,
+    pub(crate) thread_name: String,
+    pub(crate) stack_size: Option<usize>,
+}
+
+impl Shared {
+    /// Builds the workers' event loops and drivers and starts their threads.
+    pub(crate) fn start(config: Config, blocking: blocking::Pool) -> io::Result<super::Scheduler> {
+        static GROUP: AtomicUsize = AtomicUsize::new(1);
+        let group = GROUP.fetch_add(1, SeqCst);
+        let mut remotes = Vec::with_capacity(config.workers);
+        let mut cores = Vec::with_capacity(config.workers);
+        for index in 0..config.workers {
+            let (parker, unpark, io) = Parker::new(config.enable_io)?;
+            let time = config.time.map(|resolution| {
+                let unpark = unpark.clone();
+                Driver::for_runtime(resolution, false, group, Box::new(move || unpark.unpark()))
+            });
+            remotes.push(Remote {
+                queue: Mutex::new(VecDeque::new()),
+                len: AtomicUsize::new(0),
+                unpark,
+                time,
+                io,
+            });
+            cores.push(Core {
+                index,
+                parker,
+                steal_from: index + 1,
+            });
+        }
+        let shared = Arc::new(Shared {
+            workers: remotes.into_boxed_slice(),
+            inject: Mutex::new(Inject {
+                queue: VecDeque::new(),
+                closed: false,
+            }),
+            inject_len: AtomicUsize::new(0),
+            idle: Mutex::new(Vec::with_capacity(config.workers)),
+            num_parked: AtomicUsize::new(0),
+            owned: Owned::default(),
+            blocking,
+            shutdown: AtomicBool::new(false),
+            running: AtomicUsize::new(config.workers),
+            next_enter: AtomicUsize::new(0),
+            threads: Mutex::new(Vec::with_capacity(config.workers)),
+            pending_blocking: Mutex::new(None),
+        });
+        let scheduler = super::Scheduler::Multi(shared.clone());
+        for core in cores {
+            let handle = crate::runtime::Handle {
+                inner: scheduler.clone(),
+            };
+            let mut builder = thread::Builder::new().name(config.thread_name.clone());
+            if let Some(size) = config.stack_size {
+                builder = builder.stack_size(size);
+            }
+            let spawned = builder.spawn(move || run_worker(handle, core));
+            match spawned {
+                Ok(thread) => lock(&shared.threads).push(thread),
+                Err(err) => {
+                    // The workers started so far see it, leave their
+                    // loops, and the last one cleans up.
+                    let started = lock(&shared.threads).len();
+                    let missing = config.workers - started;
+                    if shared.running.fetch_sub(missing, SeqCst) == missing {
+                        shared.finish();
+                    }
+                    shared.shutdown(Some(Duration::ZERO));
+                    return Err(io::Error::new(
+                        err.kind(),
+                        format!("lawn_rt: cannot start a runtime worker thread: {err}"),
+                    ));
+                }
+            }
+        }
+        Ok(scheduler)
+    }
+
+    fn id(&self) -> usize {
+        self as *const Shared as usize
+    }
+
+    pub(crate) fn bind(&self, task: &TaskRef) -> bool {
+        self.owned.bind(task)
+    }
+
+    /// The timer shard and I/O driver for a thread entering the runtime.
+    pub(crate) fn enter_parts(&self) -> (Option<&Driver>, Option<&Arc<io_driver::Driver>>) {
+        let index = context::worker_index(self.id())
+            .unwrap_or_else(|| self.next_enter.fetch_add(1, SeqCst) % self.workers.len());
+        let remote = &self.workers[index];
+        (remote.time.as_ref(), remote.io.as_ref())
+    }
+
+    fn is_shutdown(&self) -> bool {
+        self.shutdown.load(SeqCst)
+    }
+
+    fn push_inject(&self, task: TaskRef) {
+        let mut inject = lock(&self.inject);
+        if inject.closed {
+            drop(inject);
+            drop(task);
+            return;
+        }
+        inject.queue.push_back(task);
+        self.inject_len.store(inject.queue.len(), SeqCst);
+        drop(inject);
+        self.notify_one();
+    }
+
+    fn push_local(&self, index: usize, task: TaskRef) {
+        let remote = &self.workers[index];
+        let mut queue = lock(&remote.queue);
+        queue.push_back(task);
+        let len = queue.len();
+        remote.len.store(len, SeqCst);
+        drop(queue);
+        // The worker itself takes the first; a second can go elsewhere.
+        if len > 1 {
+            self.notify_one();
+        }
+    }
+
+    /// Wakes one parked worker, if any is parked.
+    fn notify_one(&self) {
+        if self.num_parked.load(SeqCst) == 0 {
+            return;
+        }
+        let mut idle = lock(&self.idle);
+        let Some(index) = idle.pop() else {
+            return;
+        };
+        self.num_parked.fetch_sub(1, SeqCst);
+        drop(idle);
+        self.workers[index].unpark.unpark();
+    }
+
+    fn pop_local(&self, index: usize) -> Option<TaskRef> {
+        let remote = &self.workers[index];
+        if remote.len.load(SeqCst) == 0 {
+            return None;
+        }
+        let mut queue = lock(&remote.queue);
+        let task = queue.pop_front();
+        remote.len.store(queue.len(), SeqCst);
+        task
+    }
+
+    /// Takes a fair share of the inject queue: one task to run now, the
+    /// rest into worker `index`'s queue.
+    fn pop_inject(&self, index: usize) -> Option<TaskRef> {
+        if self.inject_len.load(SeqCst) == 0 {
+            return None;
+        }
+        let mut inject = lock(&self.inject);
+        let len = inject.queue.len();
+        let take = len
+            .div_ceil(self.workers.len())
+            .min(EVENT_INTERVAL as usize);
+        let mut taken: VecDeque<TaskRef> = inject.queue.drain(..take).collect();
+        self.inject_len.store(inject.queue.len(), SeqCst);
+        drop(inject);
+        let first = taken.pop_front();
+        if !taken.is_empty() {
+            self.append_local(index, taken);
+        }
+        first
+    }
+
+    /// Takes half of another worker's queue (the older half): one task to
+    /// run now, the rest into worker `core.index`'s queue.
+    fn steal(&self, core: &mut Core) -> Option<TaskRef> {
+        let workers = self.workers.len();
+        for offset in 0..workers {
+            let victim = (core.steal_from + offset) % workers;
+            if victim == core.index || self.workers[victim].len.load(SeqCst) == 0 {
+                continue;
+            }
+            let remote = &self.workers[victim];
+            let mut queue = lock(&remote.queue);
+            let take = queue.len().div_ceil(2);
+            let mut taken: VecDeque<TaskRef> = queue.drain(..take).collect();
+            remote.len.store(queue.len(), SeqCst);
+            drop(queue);
+            core.steal_from = victim;
+            let first = taken.pop_front();
+            if !taken.is_empty() {
+                self.append_local(core.index, taken);
+            }
+            if first.is_some() {
+                return first;
+            }
+        }
+        None
+    }
+
+    fn append_local(&self, index: usize, mut tasks: VecDeque<TaskRef>) {
+        let remote = &self.workers[index];
+        let mut queue = lock(&remote.queue);
+        queue.append(&mut tasks);
+        remote.len.store(queue.len(), SeqCst);
+    }
+
+    fn next_task(&self, core: &mut Core, ran: u32) -> Option<TaskRef> {
+        if ran % INJECT_INTERVAL == INJECT_INTERVAL - 1 {
+            if let Some(task) = self.pop_inject(core.index) {
+                return Some(task);
+            }
+        }
+        self.pop_local(core.index)
+            .or_else(|| self.pop_inject(core.index))
+            .or_else(|| self.steal(core))
+    }
+
+    /// Whether any queue holds a task (a hint, read without locks).
+    fn any_queued(&self) -> bool {
+        self.inject_len.load(SeqCst) > 0 || self.workers.iter().any(|w| w.len.load(SeqCst) > 0)
+    }
+
+    /// The worker's loop; returns at shutdown.
+    fn run(&self, core: &mut Core) {
+        while !self.is_shutdown() {
+            let mut ran = 0;
+            while ran < EVENT_INTERVAL {
+                let Some(task) = self.next_task(core, ran) else {
+                    break;
+                };
+                task.run();
+                ran += 1;
+            }
+            let idle = ran < EVENT_INTERVAL
+                && context::with_local(self.id(), |l| l.deferred.is_empty()).unwrap_or(true);
+            self.park(core, idle);
+        }
+    }
+
+    /// One park step (see the module docs): block if `idle` and nothing is
+    /// queued anywhere, else only look for events; then fire this shard's
+    /// due timers and wake the tasks that yielded.
+    fn park(&self, core: &mut Core, idle: bool) {
+        let remote = &self.workers[core.index];
+        let time = remote.time.as_ref().map(|driver| &driver.handle().shared);
+        let listed = idle && self.list_parked(core.index);
+        let mut began = false;
+        if listed {
+            let plan = match time {
+                None => Park::Until(None),
+                Some(shared) => shared.begin_park(None),
+            };
+            began = time.is_some() && plan != Park::Skip;
+            match plan {
+                Park::Until(until) => core.parker.park(until, StdInstant::now()),
+                Park::Skip => core.parker.poll_now(),
+            }
+            self.unlist_parked(core.index);
+        } else {
+            core.parker.poll_now();
+        }
+        if began {
+            if let Some(shared) = time {
+                shared.end_park();
+            }
+        }
+        if let Some(driver) = &remote.time {
+            driver.process();
+        }
+        let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
+        for waker in deferred.into_iter().flatten() {
+            waker.wake();
+        }
+    }
+
+    /// Lists worker `index` as parked unless a task is queued somewhere or
+    /// the runtime is shutting down; returns whether it did.
+    fn list_parked(&self, index: usize) -> bool {
+        self.num_parked.fetch_add(1, SeqCst);
+        let mut idle = lock(&self.idle);
+        if self.is_shutdown() || self.any_queued() {
+            self.num_parked.fetch_sub(1, SeqCst);
+            return false;
+        }
+        idle.push(index);
+        true
+    }
+
+    /// Takes worker `index` off the parked list, unless a notifier did.
+    fn unlist_parked(&self, index: usize) {
+        let mut idle = lock(&self.idle);
+        if let Some(position) = idle.iter().position(|&i| i == index) {
+            idle.swap_remove(position);
+            self.num_parked.fetch_sub(1, SeqCst);
+        }
+    }
+
+    /// Runs `future` to completion on this thread (not a worker), which
+    /// sleeps until the future is woken.
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let _blocking = context::enter_block_on();
+        let mut future = std::pin::pin!(future);
+        let signal = Arc::new(ThreadSignal {
+            woken: AtomicBool::new(true),
+            thread: thread::current(),
+        });
+        let waker = Waker::from(signal.clone());
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if signal.woken.swap(false, SeqCst) {
+                if let Poll::Ready(out) = poll_budgeted(future.as_mut(), &mut cx) {
+                    return out;
+                }
+                continue;
+            }
+            thread::park();
+        }
+    }
+
+    /// Shuts the runtime down: stops the workers (joining them unless
+    /// called on one), after which the last of them cancels every task
+    /// and shuts the drivers down; then stops the blocking pool (waiting
+    /// up to `timeout` for running blocking tasks). Idempotent.
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        if self.shutdown.swap(true, SeqCst) {
+            return;
+        }
+        for remote in self.workers.iter() {
+            remote.unpark.unpark();
+        }
+        if context::worker_index(self.id()).is_some() {
+            // Dropped inside one of its own tasks: this worker cleans up
+            // once it is out of the task, if it is the last one.
+            *lock(&self.pending_blocking) = Some(timeout);
+            return;
+        }
+        let threads = std::mem::take(&mut *lock(&self.threads));
+        let mut panicked = None;
+        for thread in threads {
+            if let Err(payload) = thread.join() {
+                panicked.get_or_insert(payload);
+            }
+        }
+        self.blocking.shutdown(timeout);
+        if let Some(payload) = panicked {
+            panic::resume_unwind(payload);
+        }
+    }
+
+    /// Called by each worker leaving its loop; the last one cancels every
+    /// task and shuts the drivers down.
+    fn worker_done(&self) {
+        if self.running.fetch_sub(1, SeqCst) == 1 {
+            self.finish();
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(tasks) = self.owned.close() {
+            for task in tasks {
+                task.shutdown();
+            }
+        }
+        let queued = {
+            let mut inject = lock(&self.inject);
+            inject.closed = true;
+            self.inject_len.store(0, SeqCst);
+            std::mem::take(&mut inject.queue)
+        };
+        drop(queued);
+        for remote in self.workers.iter() {
+            let queued = std::mem::take(&mut *lock(&remote.queue));
+            remote.len.store(0, SeqCst);
+            drop(queued);
+        }
+        let woke = super::shut_drivers(
+            self.workers.iter().filter_map(|w| w.io.as_ref()),
+            self.workers.iter().filter_map(|w| w.time.as_ref()),
+        );
+        if let Some(timeout) = lock(&self.pending_blocking).take() {
+            self.blocking.shutdown(timeout);
+        }
+        if let Err(payload) = woke {
+            panic::resume_unwind(payload);
+        }
+    }
+}
+
+/// A worker thread's body.
+fn run_worker(handle: crate::runtime::Handle, mut core: Core) {
+    let crate::runtime::scheduler::Scheduler::Multi(shared) = handle.inner.clone() else {
+        unreachable!("a worker belongs to a multi-thread runtime");
+    };
+    context::start_driving(shared.id(), core.index, VecDeque::new());
+    {
+        let _entered = handle.enter();
+        shared.run(&mut core);
+        // Cleans up (drops futures) with the runtime still entered.
+        shared.worker_done();
+    }
+    let deferred = context::stop_driving().map(|local| local.deferred);
+    drop(deferred);
+}
+
+impl Schedule for Shared {
+    fn schedule(&self, task: TaskRef) {
+        match context::worker_index(self.id()) {
+            Some(index) => self.push_local(index, task),
+            None => self.push_inject(task),
+        }
+    }
+
+    fn release(&self, index: usize) {
+        self.owned.release(index);
+    }
+}
+
+/// The waker of a multi-thread `block_on` future: unparks its thread.
+struct ThreadSignal {
+    woken: AtomicBool,
+    thread: Thread,
+}
+
+impl Wake for ThreadSignal {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.woken.swap(true, SeqCst) {
+            self.thread.unpark();
+        }
+    }
+}
+
+/// The scheduler of a blocking task on a multi-thread runtime: nothing to
+/// count (its clock cannot be paused).
+pub(crate) struct BlockingSchedule;
+
+impl Schedule for BlockingSchedule {
+    fn schedule(&self, task: TaskRef) {
+        drop(task);
+    }
+
+    fn release(&self, _owned: usize) {}
+}
