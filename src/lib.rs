@@ -122,10 +122,15 @@ pub use lawn_rt_macros::{main, test};
 /// async fn t() {}
 /// ```
 ///
+/// ```compile_fail
+/// #[lawn_rt::main(start_paused = true)] // main is multi_thread by default
+/// async fn main() {}
+/// ```
+///
 /// And correct use compiles and runs:
 ///
 /// ```
-/// #[lawn_rt::main(start_paused = true)]
+/// #[lawn_rt::main(flavor = "current_thread", start_paused = true)]
 /// async fn main() -> Result<(), std::io::Error> {
 ///     // An hour of paused time: no real wait.
 ///     lawn_rt::time::sleep(lawn_rt::time::Duration::from_secs(3600)).await;

@@ -104,7 +104,9 @@ fn current(what: &str) -> Handle {
 /// use std::sync::atomic::{AtomicBool, Ordering};
 /// use std::sync::Arc;
 ///
-/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// // On a current-thread runtime the spawned task runs while this one
+/// // yields:
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
 /// rt.block_on(async {
 ///     let ran = Arc::new(AtomicBool::new(false));
 ///     let flag = ran.clone();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread;
 
 use common::{watchdog, Gate};
-use lawn_rt::runtime::{Builder, Runtime};
+use lawn_rt::runtime::Builder;
 use lawn_rt::task::yield_now;
 use lawn_rt::time::{sleep, Duration};
 
@@ -25,7 +25,7 @@ const HANG: Duration = Duration::from_secs(20);
 
 #[test]
 fn block_on_returns_the_value() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     assert_eq!(rt.block_on(async { 40 + 2 }), 42);
     assert_eq!(rt.block_on(async { "again" }), "again");
     // No drivers at all.
@@ -36,7 +36,7 @@ fn block_on_returns_the_value() {
 #[test]
 fn block_on_is_woken_from_another_thread() {
     watchdog("block_on woken from a thread", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let gate = Gate::new();
         let opener = gate.clone();
         let thread = thread::spawn(move || {
@@ -52,10 +52,10 @@ fn block_on_is_woken_from_another_thread() {
 
 #[test]
 fn block_on_inside_a_task_panics_with_a_clear_message() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let err = rt.block_on(async {
         lawn_rt::spawn(async {
-            let inner = Runtime::new().unwrap();
+            let inner = Builder::new_current_thread().enable_all().build().unwrap();
             inner.block_on(async {});
         })
         .await
@@ -73,7 +73,7 @@ fn block_on_inside_a_task_panics_with_a_clear_message() {
 
 #[test]
 fn nested_block_on_on_the_same_runtime_panics_and_leaves_it_usable() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     common::assert_panics_with(
         "cannot `block_on` inside a runtime",
         "nested block_on",
@@ -94,7 +94,7 @@ fn nested_block_on_on_the_same_runtime_panics_and_leaves_it_usable() {
 #[test]
 fn two_threads_block_on_one_runtime_while_one_drives() {
     watchdog("two block_on threads", HANG, || {
-        let rt = Arc::new(Runtime::new().unwrap());
+        let rt = Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
         let (driving_tx, driving_rx) = std::sync::mpsc::channel();
         let release = Gate::new();
 
@@ -129,7 +129,7 @@ fn two_threads_block_on_one_runtime_while_one_drives() {
 #[test]
 fn a_waiting_block_on_takes_over_driving_when_the_driver_leaves() {
     watchdog("block_on handover", HANG, || {
-        let rt = Arc::new(Runtime::new().unwrap());
+        let rt = Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
         let (driving_tx, driving_rx) = std::sync::mpsc::channel();
         let leave = Gate::new();
         let first = {
@@ -168,7 +168,7 @@ fn a_waiting_block_on_takes_over_driving_when_the_driver_leaves() {
 #[test]
 fn tasks_left_by_one_block_on_continue_in_the_next() {
     watchdog("left-over tasks", HANG, || {
-        let rt = Arc::new(Runtime::new().unwrap());
+        let rt = Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
         let done = Arc::new(AtomicUsize::new(0));
         let joins = rt.block_on({
             let done = done.clone();
@@ -209,7 +209,7 @@ fn tasks_left_by_one_block_on_continue_in_the_next() {
 #[test]
 fn remote_wakes_racing_with_polls_lose_nothing() {
     watchdog("remote wake stress", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         const TASKS: usize = 50;
         const STEPS: usize = 100;
         let gates: Vec<Vec<Gate<()>>> = (0..TASKS)

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use common::watchdog;
-use lawn_rt::runtime::{Builder, Handle, Runtime};
+use lawn_rt::runtime::{Builder, Handle};
 use lawn_rt::task;
 use lawn_rt::time::{sleep, timeout, Duration, Instant};
 
@@ -43,7 +43,7 @@ fn spawn_blocking_runs_on_a_thread_named_by_the_builder() {
     assert_ne!(id, thread::current().id());
 
     // The default name.
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let name = rt
         .block_on(rt.spawn_blocking(|| thread::current().name().map(str::to_owned)))
         .unwrap();
@@ -91,7 +91,7 @@ fn many_blocking_tasks_on_two_threads_all_complete() {
 
 #[test]
 fn handle_current_works_inside_spawn_blocking() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let got = rt.block_on(async {
         task::spawn_blocking(|| {
             let handle = Handle::current();
@@ -111,7 +111,7 @@ fn handle_current_works_inside_spawn_blocking() {
 
 #[test]
 fn a_panicking_blocking_task_gives_a_join_error() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let err = rt
         .block_on(rt.spawn_blocking(|| panic!("blocking boom")))
         .unwrap_err();
@@ -209,7 +209,7 @@ fn abort_a_blocking_task() {
 #[test]
 fn block_on_from_a_blocking_thread_of_the_same_runtime() {
     watchdog("block_on from a blocking thread", HANG, || {
-        let rt = Arc::new(Runtime::new().unwrap());
+        let rt = Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
         let inner = rt.clone();
         let got = rt.block_on(async move {
             task::spawn_blocking(move || {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant as StdInstant;
 
 use common::{naive_yield, watchdog};
-use lawn_rt::runtime::Runtime;
+use lawn_rt::runtime::Builder;
 use lawn_rt::task::{self, yield_now};
 use lawn_rt::time::{self, sleep, timeout, Duration};
 
@@ -75,7 +75,7 @@ async fn yield_now_lets_a_spawned_task_run_first() {
 /// woken or not.
 #[test]
 fn a_block_on_future_that_wakes_itself_does_not_starve_tasks() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let polls = rt.block_on(async {
         let join = lawn_rt::spawn(async { 1 });
         let mut polls = 0;
@@ -136,7 +136,7 @@ fn busy_task_vs_timer(
     busy: impl Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + 'static,
 ) -> Duration {
     watchdog("busy task vs timer", HANG, move || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async move {
             let stop = Arc::new(AtomicBool::new(false));
             let spins = Arc::new(AtomicUsize::new(0));
@@ -201,7 +201,7 @@ fn a_task_waking_itself_does_not_starve_a_timer() {
 #[test]
 fn ready_tasks_are_not_starved_by_many_firing_timers() {
     watchdog("ready task vs timers", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let stop = Arc::new(AtomicBool::new(false));
             let fired = Arc::new(AtomicUsize::new(0));
@@ -261,7 +261,7 @@ fn yield_now_outside_a_runtime_completes() {
 /// ready counts how often it got the thread.
 fn ready_sleeps_vs_spinner(unconstrained: bool) -> (usize, usize) {
     watchdog("coop", HANG, move || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async move {
             let stop = Arc::new(AtomicBool::new(false));
             let turns = Arc::new(AtomicUsize::new(0));

@@ -139,7 +139,7 @@ fn timers_in_a_task_or_entered_runtime_without_time() {
 
 #[test]
 fn pause_twice() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let mut line = 0;
     let site = catch_panic_site("pause twice", || {
         rt.block_on(async {
@@ -166,7 +166,7 @@ fn pause_when_started_paused() {
 
 #[test]
 fn resume_when_not_paused() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let mut line = 0;
     let site = catch_panic_site("resume", || {
         rt.block_on(async {
@@ -191,7 +191,7 @@ fn resume_when_not_paused() {
 
 #[test]
 fn advance_when_not_paused() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let mut line = 0;
     let site = catch_panic_site("advance", || {
         rt.block_on(async {
@@ -250,7 +250,7 @@ fn interval_of_zero() {
     let site = catch_panic_site("interval(ZERO)", || time::interval(Duration::ZERO));
     assert_site(&site, line, &["period", "non-zero"]);
 
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let mut line = 0;
     let site = catch_panic_site("interval_at(.., ZERO) in a runtime", || {
         rt.block_on(async {
@@ -280,7 +280,7 @@ fn spawn_outside_a_runtime() {
 
 #[test]
 fn spawn_after_the_enter_guard_is_dropped() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     drop(rt.enter());
     let line = line!() + 1;
     let site = catch_panic_site("spawn after enter", || lawn_rt::spawn(async {}));
@@ -294,7 +294,7 @@ fn handle_current_outside_a_runtime() {
     assert_site(&site, line, &["Handle::current()", "no lawn_rt runtime"]);
 
     // On another thread than the runtime's.
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let _entered = rt.enter();
     std::thread::spawn(|| {
         let line = line!() + 1;
@@ -309,7 +309,7 @@ fn handle_current_outside_a_runtime() {
 
 #[test]
 fn block_on_inside_block_on() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let mut line = 0;
     let site = catch_panic_site("nested block_on", || {
         rt.block_on(async {
@@ -326,8 +326,8 @@ fn block_on_inside_block_on() {
 
 #[test]
 fn block_on_inside_a_task() {
-    let rt = Runtime::new().unwrap();
-    let other = std::sync::Arc::new(Runtime::new().unwrap());
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let other = std::sync::Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
     let inner = other.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let site = catch_panic_site("block_on in a task", || {
@@ -350,7 +350,7 @@ fn block_on_inside_a_task() {
 
 #[test]
 fn join_error_into_panic_on_a_cancelled_task() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let err = rt.block_on(async {
         let join = lawn_rt::spawn(std::future::pending::<()>());
         join.abort();
@@ -363,7 +363,7 @@ fn join_error_into_panic_on_a_cancelled_task() {
 
 #[test]
 fn join_handle_polled_after_completion() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let site = catch_panic_site("join handle polled twice", || {
         rt.block_on(async {
             let mut join = lawn_rt::spawn(async { 1 });

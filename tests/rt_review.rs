@@ -69,7 +69,7 @@ impl Drop for DropFlag {
 #[test]
 fn blocking_output_drop_panic_does_not_hang_runtime_drop() {
     let outcome = within(Duration::from_secs(5), || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let (go_tx, go_rx) = mpsc::channel::<()>();
         let handle = rt.spawn_blocking(move || {
             go_rx.recv().unwrap();
@@ -89,7 +89,7 @@ fn blocking_output_drop_panic_does_not_hang_runtime_drop() {
 #[test]
 fn panicking_join_waker_on_blocking_task_does_not_hang_runtime_drop() {
     let outcome = within(Duration::from_secs(5), || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let (go_tx, go_rx) = mpsc::channel::<()>();
         let mut handle = rt.spawn_blocking(move || go_rx.recv().unwrap());
         let waker = Waker::from(Arc::new(PanickingWaker));
@@ -138,7 +138,7 @@ fn blocking_output_drop_panic_does_not_freeze_paused_clock() {
 /// scheduler".
 #[test]
 fn detached_output_drop_panic_does_not_escape_block_on() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async {
             drop(lawn_rt::spawn(async { PanicOnDrop }));
@@ -159,7 +159,7 @@ fn detached_output_drop_panic_does_not_escape_block_on() {
 /// (tokio's `Harness::complete` catches it).
 #[test]
 fn panicking_join_waker_does_not_escape_block_on() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async {
             let mut handle = lawn_rt::spawn(async {
@@ -190,7 +190,7 @@ fn panicking_join_waker_does_not_escape_block_on() {
 /// `owned.closed` and returns).
 #[test]
 fn panic_during_shutdown_still_drops_every_task() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let flags: Vec<Arc<AtomicBool>> = (0..8).map(|_| Arc::new(AtomicBool::new(false))).collect();
     let mut handles = Vec::new();
     for flag in &flags {
@@ -228,7 +228,7 @@ fn panic_during_shutdown_still_drops_every_task() {
 #[test]
 fn is_finished_means_the_output_is_ready() {
     use futures::FutureExt;
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let began = std::time::Instant::now();
     let mut rounds = 0u64;
     while began.elapsed() < Duration::from_secs(5) {
@@ -435,7 +435,7 @@ fn block_on_of_a_sleep_made_outside_uses_the_runtime_clock() {
 // ---------------------------------------------------------------------------
 
 std::thread_local! {
-    static THREAD_RUNTIME: Runtime = Runtime::new().unwrap();
+    static THREAD_RUNTIME: Runtime = Builder::new_current_thread().enable_all().build().unwrap();
 }
 
 /// `Runtime::drop` enters the runtime first (mod.rs:268), and

@@ -31,7 +31,7 @@ impl<F: FnMut()> Drop for OnDrop<F> {
 #[test]
 fn dropping_a_runtime_drops_every_task_future() {
     let (drops, joins) = watchdog("drop with pending tasks", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let drops = DropCount::new();
         let mut joins = Vec::new();
         // Tasks that never ran: nothing drove the runtime yet.
@@ -72,7 +72,7 @@ fn dropping_a_runtime_drops_every_task_future() {
 
 #[test]
 fn a_join_handle_awaited_elsewhere_hears_of_the_shutdown() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let join = rt.spawn(std::future::pending::<()>());
     rt.block_on(yield_now());
     let (tx, rx) = mpsc::channel();
@@ -92,7 +92,7 @@ fn a_join_handle_awaited_elsewhere_hears_of_the_shutdown() {
 #[test]
 fn futures_dropped_at_shutdown_may_spawn_and_make_timers() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let record = seen.clone();
     let guard = OnDrop(move || {
         // The runtime's context is there while its tasks are dropped...
@@ -121,7 +121,7 @@ fn futures_dropped_at_shutdown_may_spawn_and_make_timers() {
 #[test]
 fn dropping_a_runtime_with_pending_timers_does_not_hang() {
     watchdog("drop with pending timers", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let drops = DropCount::new();
         rt.block_on(async {
             for i in 0..1000u64 {
@@ -146,7 +146,7 @@ fn dropping_a_runtime_with_pending_timers_does_not_hang() {
 
 #[test]
 fn a_pending_timers_waker_is_released_at_shutdown() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let (counter, waker) = counting_waker();
     let mut nap = Box::pin({
         let _entered = rt.enter();
@@ -167,7 +167,7 @@ fn a_pending_timers_waker_is_released_at_shutdown() {
 
 #[test]
 fn a_sleep_polled_after_its_runtime_is_gone_panics_clearly() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let (mut unpolled, mut registered, mut ticker, mut timed) = {
         let _entered = rt.enter();
         (
@@ -207,7 +207,7 @@ fn a_sleep_polled_after_its_runtime_is_gone_panics_clearly() {
 
 #[test]
 fn a_sleep_awaited_in_another_executor_after_shutdown_panics() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let nap = {
         let _entered = rt.enter();
         sleep(Duration::from_millis(1))
@@ -267,7 +267,7 @@ fn shutdown_timeout_returns_after_about_the_timeout() {
 
 #[test]
 fn shutdown_timeout_returns_early_when_blocking_tasks_end() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let (release, done) = start_stuck_blocking(&rt);
     let releaser = thread::spawn(move || {
         thread::sleep(Duration::from_millis(20));
@@ -282,7 +282,7 @@ fn shutdown_timeout_returns_early_when_blocking_tasks_end() {
 
 #[test]
 fn shutdown_background_returns_at_once() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let (release, done) = start_stuck_blocking(&rt);
     let drops = DropCount::new();
     let tracked = drops.track();
@@ -302,7 +302,7 @@ fn shutdown_background_returns_at_once() {
 
 #[test]
 fn dropping_a_runtime_waits_for_running_blocking_tasks() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let finished = Arc::new(AtomicBool::new(false));
     let flag = finished.clone();
     let (started_tx, started_rx) = mpsc::channel();
@@ -317,7 +317,7 @@ fn dropping_a_runtime_waits_for_running_blocking_tasks() {
 }
 
 fn spawning_after_shutdown_is_cancelled(shut_down: impl FnOnce(Runtime)) {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let handle = rt.handle().clone();
     shut_down(rt);
 
@@ -370,7 +370,7 @@ fn spawning_on_a_handle_after_shutdown_background_is_cancelled() {
 fn spawning_from_another_thread_during_shutdown_never_hangs_or_leaks() {
     watchdog("spawn racing shutdown", HANG, || {
         for _ in 0..20 {
-            let rt = Runtime::new().unwrap();
+            let rt = Builder::new_current_thread().enable_all().build().unwrap();
             let handle = rt.handle().clone();
             let drops = DropCount::new();
             let spawner = {
@@ -412,7 +412,7 @@ fn a_thousand_runtimes_leak_no_fds_or_threads() {
         return;
     }
     let cycle = |i: usize| {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let (got, registered, leftover) = rt.block_on(async move {
             sleep(Duration::from_micros(100)).await;
             let task = lawn_rt::spawn(async move {
@@ -475,7 +475,7 @@ fn runtimes_shut_down_in_the_background_leave_no_threads_behind() {
     let fds = common::open_fds();
     let threads = common::thread_count();
     for i in 0..50 {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         assert_eq!(rt.block_on(rt.spawn_blocking(move || i)).unwrap(), i);
         rt.shutdown_background();
     }
@@ -533,7 +533,7 @@ fn blocking_threads_are_joined_on_drop() {
 /// nothing harmful (the task is gone, its waker dropped or inert).
 #[test]
 fn waking_a_task_after_shutdown_is_harmless() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let gate = Gate::<u8>::new();
     let waiting = gate.clone();
     let join = rt.spawn(async move { waiting.wait().await });
@@ -547,13 +547,13 @@ fn waking_a_task_after_shutdown_is_harmless() {
 
 #[test]
 fn block_on_a_timer_of_a_dropped_runtime_in_a_new_one_panics() {
-    let first = Runtime::new().unwrap();
+    let first = Builder::new_current_thread().enable_all().build().unwrap();
     let nap = {
         let _entered = first.enter();
         sleep(Duration::from_millis(1))
     };
     drop(first);
-    let second = Runtime::new().unwrap();
+    let second = Builder::new_current_thread().enable_all().build().unwrap();
     assert_panics_with(SHUT_DOWN, "old sleep in a new runtime", || {
         second.block_on(nap)
     });

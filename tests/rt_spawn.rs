@@ -13,7 +13,7 @@ use std::thread;
 use std::time::Instant as StdInstant;
 
 use common::{naive_yield, watchdog, DropCount, Gate};
-use lawn_rt::runtime::{Handle, Runtime};
+use lawn_rt::runtime::{Builder, Handle};
 use lawn_rt::task::{self, yield_now, JoinError};
 use lawn_rt::time::{interval, sleep, Duration};
 
@@ -38,7 +38,7 @@ async fn many_tasks_join_with_their_values() {
 
 #[test]
 fn handle_spawn_from_another_thread() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let handle = rt.handle().clone();
     let joins = thread::spawn(move || {
         (0..10)
@@ -60,7 +60,7 @@ fn handle_spawn_from_another_thread() {
 #[test]
 fn handle_spawn_from_another_thread_wakes_a_parked_runtime() {
     watchdog("remote spawn wakes the park", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let handle = rt.handle().clone();
         let gate = Gate::new();
         let opener = gate.clone();
@@ -80,7 +80,7 @@ fn handle_current_and_try_current_inside_and_outside() {
     let err = Handle::try_current().unwrap_err();
     assert!(err.to_string().contains("no lawn_rt runtime"), "{err}");
 
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         assert!(Handle::try_current().is_ok());
         let inside_task = lawn_rt::spawn(async {
@@ -95,7 +95,7 @@ fn handle_current_and_try_current_inside_and_outside() {
         let _entered = rt.enter();
         assert!(Handle::try_current().is_ok());
         {
-            let other = Runtime::new().unwrap();
+            let other = Builder::new_current_thread().enable_all().build().unwrap();
             let _inner = other.enter();
             assert!(Handle::try_current().is_ok());
         }
@@ -106,7 +106,7 @@ fn handle_current_and_try_current_inside_and_outside() {
 
 #[test]
 fn enter_then_spawn_runs_at_the_next_block_on() {
-    let rt = Runtime::new().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let ran = Arc::new(AtomicBool::new(false));
     let join = {
         let _entered = rt.enter();
@@ -212,7 +212,7 @@ async fn abort_a_task_that_never_ran() {
 #[test]
 fn abort_a_sleeping_task_on_the_real_clock() {
     watchdog("abort a sleeper", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let drops = DropCount::new();
             let tracked = drops.track();
@@ -308,7 +308,7 @@ async fn a_task_aborting_itself_stops_at_its_next_yield() {
 #[test]
 fn remote_aborts_racing_with_polls() {
     watchdog("remote abort stress", HANG, || {
-        let rt = Runtime::new().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let drops = DropCount::new();
         let joins: Vec<_> = (0..200)
             .map(|i| {

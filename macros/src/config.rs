@@ -16,9 +16,9 @@ use crate::entry::Entry;
 
 /// Whether lawn_rt has a multi-thread runtime (`Builder::new_multi_thread`).
 ///
-/// While it is `false`, `flavor = "multi_thread"` is a compile error. Flip it
-/// to `true` when the runtime lands: parsing, validation and code generation
-/// for that flavor are already in place and unit-tested.
+/// It is (since issue 5). While it was `false`, `flavor = "multi_thread"`
+/// was a compile error; the gate stays so a build of the macros for a
+/// runtime without that flavor can switch it off again.
 pub(crate) const MULTI_THREAD_AVAILABLE: bool = true;
 
 /// The option names, in the order the error messages list them.
@@ -40,7 +40,8 @@ pub(crate) enum Flavor {
 }
 
 impl Default for Flavor {
-    /// The flavor of a bare `#[lawn_rt::main]` or `#[lawn_rt::test]`.
+    /// The flavor of a bare `#[lawn_rt::test]` (a bare `#[lawn_rt::main]`
+    /// gets `MultiThread` with the runtime's default worker count).
     fn default() -> Self {
         Flavor::CurrentThread {
             start_paused: false,
@@ -108,10 +109,13 @@ impl Options {
     /// Checks the options against each other and picks the flavor.
     fn resolve(self, entry: Entry) -> syn::Result<Flavor> {
         let mut errors = Errors::default();
-        let name = self
-            .flavor
-            .as_ref()
-            .map_or(FlavorName::CurrentThread, |f| f.value);
+        // tokio's defaults: `main` gets the multi-thread runtime, `test` a
+        // fresh current-thread one.
+        let default = match entry {
+            Entry::Main => FlavorName::MultiThread,
+            Entry::Test => FlavorName::CurrentThread,
+        };
+        let name = self.flavor.as_ref().map_or(default, |f| f.value);
         if let (FlavorName::MultiThread, false, Some(flavor)) =
             (name, MULTI_THREAD_AVAILABLE, &self.flavor)
         {

@@ -20,12 +20,12 @@
 //!
 //! | Option | Values | Default | Effect |
 //! |---|---|---|---|
-//! | `flavor` | `"current_thread"`, `"multi_thread"` | `"current_thread"` | `Builder::new_current_thread()` or `Builder::new_multi_thread()` |
+//! | `flavor` | `"current_thread"`, `"multi_thread"` | `"multi_thread"` for `main`, `"current_thread"` for `test` (tokio's defaults) | `Builder::new_current_thread()` or `Builder::new_multi_thread()` |
 //! | `worker_threads` | an integer ≥ 1 | the runtime's | `.worker_threads(n)`; multi_thread only |
 //! | `start_paused` | `true`, `false` | `false` | `.start_paused(true)`; current_thread only, needs lawn_rt's `test-util` |
 //!
-//! Unlike tokio, the default flavor is `current_thread` for `main` too, and
-//! `multi_thread` is rejected until lawn_rt has a multi-thread runtime.
+//! As in tokio, `start_paused` needs the current_thread flavor, so on `main`
+//! it needs `flavor = "current_thread"` too.
 //!
 //! # Implementation
 //!
@@ -70,7 +70,7 @@ use entry::Entry;
 ///     };
 ///     let body: ::core::pin::Pin<&mut dyn ::core::future::Future<Output = ()>> =
 ///         ::core::pin::pin!(body);
-///     ::lawn_rt::runtime::Builder::new_current_thread()
+///     ::lawn_rt::runtime::Builder::new_multi_thread()
 ///         .enable_all()
 ///         .build()
 ///         .expect("lawn_rt: failed to build the runtime")
@@ -83,9 +83,11 @@ use entry::Entry;
 ///
 /// # Options
 ///
-/// - `flavor = "current_thread"` (the default) runs everything on the thread
-///   that calls the function. `flavor = "multi_thread"` is accepted by the
-///   parser but rejected until lawn_rt has a multi-thread runtime.
+/// - `flavor = "multi_thread"` (the default for `main`, as in tokio) runs
+///   tasks on a pool of worker threads, one per CPU unless
+///   `worker_threads` says otherwise. `flavor = "current_thread"` (the
+///   default for `test`) runs everything on the thread that calls the
+///   function.
 /// - `worker_threads = N` (N ≥ 1) sets the number of worker threads of the
 ///   multi_thread flavor.
 /// - `start_paused = true` adds `.start_paused(true)`: the runtime's clock
@@ -130,7 +132,8 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Runs an `async fn` test on its own lawn_rt runtime.
 ///
 /// Like [`main`](macro@main), plus `#[::core::prelude::v1::test]` on the
-/// generated function. Every test gets a fresh current_thread runtime. Other
+/// generated function. Every test gets a fresh runtime, current_thread unless
+/// `flavor = "multi_thread"` is given. Other
 /// attributes stay on the function, so `#[should_panic]` and `#[ignore]` work
 /// as with `#[test]`, and so does a `Result` return type.
 ///

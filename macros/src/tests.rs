@@ -86,7 +86,7 @@ fn main_expansion() {
                 let body = async move { println!("hi"); };
                 let body: ::core::pin::Pin<&mut dyn ::core::future::Future<Output = ()>> =
                     ::core::pin::pin!(body);
-                ::lawn_rt::runtime::Builder::new_current_thread()
+                ::lawn_rt::runtime::Builder::new_multi_thread()
                     .enable_all()
                     .build()
                     .expect("lawn_rt: failed to build the runtime")
@@ -107,7 +107,11 @@ fn main_with_start_paused_return_type_and_attributes() {
             Ok(())
         }";
     assert_tokens(
-        expand(Entry::Main, "start_paused = true", item),
+        expand(
+            Entry::Main,
+            "flavor = \"current_thread\", start_paused = true",
+            item,
+        ),
         quote! {
             #[doc = " Docs stay."]
             #[allow(unused)]

@@ -1,11 +1,22 @@
-//! The runtime: a current-thread scheduler whose park loop is a mio poll
-//! plus the Lawn timer driver; like `tokio::runtime`.
+//! The runtime: schedulers whose park loop is a mio poll plus the Lawn
+//! timer driver; like `tokio::runtime`.
 //!
-//! A [`Runtime`] runs the future given to [`block_on`](Runtime::block_on)
-//! and every task [`spawn`](crate::spawn)ed on it, on the calling thread.
-//! When no task is ready, the thread parks in epoll until the next timer
-//! deadline (woken at the deadline itself by a timerfd, not at the next
-//! whole millisecond), an I/O event, or a wake-up from another thread.
+//! Two flavors, as in tokio:
+//!
+//! - **multi-thread** ([`Runtime::new`], [`Builder::new_multi_thread`]): a
+//!   pool of worker threads runs the tasks; each worker has its own park
+//!   loop, its own I/O driver and its own **shard of the timers** (a Lawn
+//!   driver of its own), so workers never contend on one timer lock. A
+//!   timer files with the worker that first polls it.
+//! - **current-thread** ([`Builder::new_current_thread`]): the future given
+//!   to [`block_on`](Runtime::block_on) and every task
+//!   [`spawn`](crate::spawn)ed on the runtime run on the thread in
+//!   `block_on`. The one flavor whose clock can be paused (tests).
+//!
+//! When a park loop has nothing to run, its thread parks in epoll until the
+//! next timer deadline (woken at the deadline itself by a timerfd, not at
+//! the next whole millisecond), an I/O event, or a wake-up from another
+//! thread.
 //!
 //! ```
 //! use lawn_rt::runtime::Runtime;
@@ -24,9 +35,10 @@
 //!
 //! # Layers
 //!
-//! `scheduler.rs` (the park loop, queues, owned tasks) → `park.rs` (mio,
-//! timerfd) and `task/` (task state, join handles) → `blocking.rs` (the
-//! `spawn_blocking` pool). Only this module knows about mio.
+//! `scheduler/` (`current.rs` and `multi.rs`: the park loops and queues;
+//! `owned.rs`: the live tasks) → `park.rs` (mio, timerfd), `io.rs` (socket
+//! readiness) and `task/` (task state, join handles) → `blocking.rs` (the
+//! `spawn_blocking` pool). Only this module and `net` know about mio.
 
 mod blocking;
 mod builder;
@@ -44,11 +56,13 @@ pub use builder::{Builder, DEFAULT_TIMER_RESOLUTION};
 use scheduler::Scheduler;
 use task::JoinHandle;
 
-/// A `lawn_rt` runtime: a current-thread scheduler, a Lawn timer driver
+/// A `lawn_rt` runtime: a scheduler (multi- or current-thread), Lawn timer drivers
 /// and a blocking pool; like `tokio::runtime::Runtime`.
 ///
-/// Dropping it drops every task (their futures, on the dropping thread)
-/// and every pending timer's waker, then waits for running blocking tasks;
+/// Dropping it drops every task (their futures: on the dropping thread for
+/// a current-thread runtime, on a worker for a multi-thread one, before the
+/// drop returns) and every pending timer's waker, then waits for running
+/// blocking tasks;
 /// it leaks no thread or file descriptor. A timer polled after its runtime
 /// is gone panics, saying so.
 ///
@@ -115,9 +129,10 @@ const NO_RUNTIME: &str = "there is no lawn_rt runtime on this thread: call this 
     `Runtime::block_on`, a spawned task, or after `Runtime::enter`";
 
 impl Runtime {
-    /// A current-thread runtime with time and I/O enabled
-    /// (`Builder::new_current_thread().enable_all().build()`). Unlike
-    /// tokio's, it is not multi-threaded.
+    /// A multi-thread runtime with one worker per CPU and time and I/O
+    /// enabled (`Builder::new_multi_thread().enable_all().build()`), as
+    /// tokio's `Runtime::new`. Tests that pause the clock want
+    /// `Builder::new_current_thread()` (or `#[lawn_rt::test]`).
     ///
     /// # Examples
     ///
@@ -127,22 +142,24 @@ impl Runtime {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn new() -> std::io::Result<Runtime> {
-        Builder::new_current_thread().enable_all().build()
+        Builder::new_multi_thread().enable_all().build()
     }
 
     pub(crate) fn from_handle(handle: Handle) -> Runtime {
         Runtime { handle }
     }
 
-    /// Runs `future` to completion on this thread, running the runtime's
-    /// tasks, timers and I/O meanwhile, and returns its output. Several
-    /// threads may call it at once: one drives the runtime, the others
-    /// wait for their own future.
+    /// Runs `future` to completion on this thread and returns its output.
+    /// On a multi-thread runtime the workers run the tasks, timers and I/O
+    /// meanwhile. On a current-thread runtime this thread runs them while
+    /// it waits; several threads may call it at once: one drives the
+    /// runtime, the others wait for their own future.
     ///
     /// # Panics
     ///
-    /// If called from a thread that is already driving a runtime (from
-    /// inside a task or another `block_on`): `.await` the future there.
+    /// If called from a thread that is already running a runtime's tasks
+    /// (from inside a task or another `block_on`): `.await` the future
+    /// there.
     ///
     /// # Examples
     ///

@@ -23,15 +23,16 @@ use crate::driver::Handle;
 ///
 /// # Panics
 ///
-/// Outside a current-thread `lawn_rt` runtime, or if time is already
-/// paused (with a message saying so, at the caller's line).
+/// Outside a current-thread `lawn_rt` runtime (on a multi-thread one too:
+/// its workers' clocks cannot stop together, as in tokio), or if time is
+/// already paused (with a message saying so, at the caller's line).
 ///
 /// # Examples
 ///
 /// ```
 /// use lawn_rt::time::{self, sleep, Duration, Instant};
 ///
-/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// rt.block_on(async {
 ///     time::pause();
 ///     let start = Instant::now();
@@ -60,7 +61,7 @@ pub fn pause() {
 /// ```
 /// use lawn_rt::time;
 ///
-/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// rt.block_on(async {
 ///     time::pause();
 ///     time::resume();
@@ -93,7 +94,7 @@ pub fn resume() {
 /// use std::pin::pin;
 /// use std::task::Poll;
 ///
-/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// rt.block_on(async {
 ///     time::pause();
 ///     let mut nap = pin!(sleep(Duration::from_millis(10)));
@@ -125,7 +126,7 @@ pub fn advance(duration: Duration) -> Advance {
 /// ```
 /// use lawn_rt::time::{self, Duration};
 ///
-/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// rt.block_on(async {
 ///     time::pause();
 ///     let step: time::Advance = time::advance(Duration::from_secs(1));

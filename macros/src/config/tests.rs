@@ -213,3 +213,39 @@ fn malformed_arguments() {
     assert!(parse_test("start_paused = ").is_err());
     assert!(parse_test("\"current_thread\"").is_err());
 }
+
+#[test]
+fn main_defaults_to_multi_thread_like_tokio() {
+    let parse_main = |args: &str| {
+        let options = Options::default();
+        let mut options = options;
+        for meta in Punctuated::<Meta, Token![,]>::parse_terminated
+            .parse_str(args)
+            .unwrap()
+        {
+            options.set(meta).unwrap();
+        }
+        options.resolve(Entry::Main)
+    };
+    assert_eq!(
+        parse_main("").unwrap(),
+        Flavor::MultiThread {
+            worker_threads: None
+        }
+    );
+    assert_eq!(
+        parse_main("worker_threads = 2").unwrap(),
+        Flavor::MultiThread {
+            worker_threads: Some(2)
+        }
+    );
+    let paused = parse_main("start_paused = true").unwrap_err().to_string();
+    assert!(
+        paused.contains("requires the current_thread flavor"),
+        "{paused}"
+    );
+    assert_eq!(
+        parse_main("flavor = \"current_thread\"").unwrap(),
+        Flavor::default()
+    );
+}

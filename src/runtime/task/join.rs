@@ -210,9 +210,9 @@ impl<T> JoinHandle<T> {
     /// # Examples
     ///
     /// ```
-    /// use lawn_rt::runtime::Runtime;
-    ///
-    /// let rt = Runtime::new().unwrap();
+    /// // On a current-thread runtime the spawned task runs while this one
+    /// // yields:
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
     /// rt.block_on(async {
     ///     let handle = lawn_rt::spawn(async {});
     ///     lawn_rt::task::yield_now().await;
