@@ -429,3 +429,80 @@ pub mod units {
         Duration::from_secs(n)
     }
 }
+
+// ---------------------------------------------------------------------------
+// The multi-thread runtime (the `rt_multi_*` tests)
+// ---------------------------------------------------------------------------
+
+/// A multi-thread runtime with `workers` workers, time and I/O enabled.
+pub fn multi_thread_runtime(workers: usize) -> lawn_rt::runtime::Runtime {
+    lawn_rt::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .expect("a multi-thread runtime")
+}
+
+/// A meeting point for `parties` threads that waits by spinning: each
+/// [`meet`](Rendezvous::meet) blocks its thread until all parties have
+/// arrived. Tasks that meet this way were running at the same time, so on
+/// as many different worker threads. Cloning shares it.
+#[derive(Clone)]
+pub struct Rendezvous {
+    arrived: Arc<AtomicUsize>,
+    parties: usize,
+}
+
+impl Rendezvous {
+    pub fn new(parties: usize) -> Rendezvous {
+        Rendezvous {
+            arrived: Arc::new(AtomicUsize::new(0)),
+            parties,
+        }
+    }
+
+    /// Arrives and waits (blocking the thread) for the others; `false` if
+    /// they had not all arrived within `limit`.
+    pub fn meet(&self, limit: std::time::Duration) -> bool {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        let deadline = std::time::Instant::now() + limit;
+        while self.arrived.load(Ordering::SeqCst) < self.parties {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+        true
+    }
+}
+
+/// The current thread's id and name (`""` if unnamed): where a task ran.
+pub fn current_thread() -> (std::thread::ThreadId, String) {
+    let thread = std::thread::current();
+    (thread.id(), thread.name().unwrap_or("").to_string())
+}
+
+/// The names of this process's threads (`/proc/self/task/*/comm`, which
+/// the kernel cuts to 15 bytes).
+pub fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim_end().to_string())
+        .collect()
+}
+
+/// Waits (polling every millisecond, at most `limit`) until `done()`;
+/// returns whether it became true.
+pub fn eventually(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
