@@ -15,7 +15,7 @@
 mod common;
 
 use std::collections::{HashMap, HashSet};
-use std::future::pending;
+use std::future::{pending, Future};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::{self, ThreadId};
@@ -584,6 +584,63 @@ fn yield_now_lets_timers_and_other_tasks_in() {
     assert!(ran.unwrap());
 }
 
+/// A waker that panics when woken.
+struct PanickingWaker;
+
+impl std::task::Wake for PanickingWaker {
+    fn wake(self: Arc<Self>) {
+        panic!("PanickingWaker woken");
+    }
+}
+
+/// `yield_now` polled by hand with a waker that panics, inside a task: the
+/// worker wakes it after its next park, and the panic is the waker's (the
+/// panic hook reports it), not the worker's: both workers go on running
+/// tasks. Runs in a child process (a failure here may abort: see
+/// `rt_multi_timers.rs`).
+#[test]
+fn a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down() {
+    if !common::isolated("a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down") {
+        return;
+    }
+    watchdog("panicking deferred waker", HANG, || {
+        let rt = rt2();
+        let meet = Rendezvous::new(2);
+        for join in (0..2)
+            .map(|_| {
+                let meet = meet.clone();
+                rt.spawn(async move {
+                    assert!(meet.meet(MEET), "the tasks did not meet");
+                    let waker = std::task::Waker::from(Arc::new(PanickingWaker));
+                    let mut cx = std::task::Context::from_waker(&waker);
+                    let yielded = std::pin::pin!(yield_now()).poll(&mut cx);
+                    assert!(yielded.is_pending());
+                })
+            })
+            .collect::<Vec<_>>()
+        {
+            rt.block_on(join).unwrap();
+        }
+        thread::sleep(Duration::from_millis(20));
+        let (ran, ran_rx) = mpsc::channel();
+        drop(rt.spawn(async move { ran.send(()).unwrap() }));
+        assert!(
+            ran_rx.recv_timeout(MEET).is_ok(),
+            "no worker runs tasks after a deferred waker panicked on each"
+        );
+        let meet = Rendezvous::new(2);
+        let joins: Vec<_> = (0..2)
+            .map(|_| {
+                let meet = meet.clone();
+                rt.spawn(async move { meet.meet(MEET) })
+            })
+            .collect();
+        for join in joins {
+            assert!(rt.block_on(join).unwrap(), "a worker is gone");
+        }
+    });
+}
+
 #[test]
 fn abort_cancels_tasks_from_anywhere_and_drops_their_futures() {
     watchdog("abort on multi-thread", HANG, || {
@@ -724,9 +781,12 @@ fn worker_threads_are_named_by_the_builder() {
     watchdog("thread names", HANG, || {
         // Default: `lawn-rt-worker`.
         let rt = rt2();
-        let before = common::thread_names();
-        let workers = before.iter().filter(|name| *name == WORKER).count();
-        assert!(workers >= 2, "{before:?}");
+        // A new thread names itself once it runs.
+        let named = common::eventually(MEET, || {
+            let names = common::thread_names();
+            names.iter().filter(|name| *name == WORKER).count() >= 2
+        });
+        assert!(named, "{:?}", common::thread_names());
         drop(rt);
         // `thread_name` names workers and blocking threads alike.
         let rt = Builder::new_multi_thread()

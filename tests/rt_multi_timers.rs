@@ -17,7 +17,7 @@ use std::future::{pending, poll_fn, Future};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Mutex};
-use std::task::Poll;
+use std::task::{Poll, Wake, Waker};
 use std::thread;
 
 use common::{counting_waker, multi_thread_runtime, poll_with, watchdog, Counter, Rendezvous};
@@ -174,6 +174,80 @@ fn still_healthy(rt: &Runtime) {
     for join in joins {
         rt.block_on(join).unwrap();
     }
+}
+
+/// A waker that panics when woken.
+struct PanickingWaker;
+
+impl Wake for PanickingWaker {
+    fn wake(self: Arc<Self>) {
+        panic!("PanickingWaker woken");
+    }
+}
+
+/// A timer whose waker panics, fired by a worker: the panic is the waker's
+/// (the panic hook reports it), not the runtime's. Each worker goes on
+/// running tasks and firing its shard's other timers, as the fallback
+/// driver's thread does after such a waker, and shutdown still drops every
+/// task's future. Runs in a child process: a panic out of a destructor
+/// during the unwinding of a failure aborts, which would take the other
+/// tests down with it.
+#[test]
+fn a_panicking_timer_waker_does_not_take_its_worker_down() {
+    if !common::isolated("a_panicking_timer_waker_does_not_take_its_worker_down") {
+        return;
+    }
+    watchdog("panicking timer waker", HANG, || {
+        let rt = rt2();
+        let drops = common::DropCount::new();
+        let parked: Vec<_> = (0..10)
+            .map(|_| {
+                let tracked = drops.track();
+                rt.spawn(async move {
+                    let _tracked = tracked;
+                    sleep(Duration::from_secs(3600)).await;
+                })
+            })
+            .collect();
+        // One such timer on each worker's shard (the tasks meet, so they
+        // run on both), kept pending until it fires.
+        let meet = Rendezvous::new(2);
+        let filers: Vec<_> = (0..2)
+            .map(|_| {
+                let meet = meet.clone();
+                rt.spawn(async move {
+                    assert!(meet.meet(MEET), "the tasks did not meet");
+                    let mut nap = Box::pin(sleep(Duration::from_millis(2)));
+                    let waker = Waker::from(Arc::new(PanickingWaker));
+                    assert!(poll_with(nap.as_mut(), &waker).is_pending());
+                    Some(nap) // handed out (wrapped: clippy takes a bare
+                              // timer for a forgotten `.await`)
+                })
+            })
+            .collect();
+        let naps: Vec<_> = filers
+            .into_iter()
+            .map(|join| rt.block_on(join).unwrap())
+            .collect();
+        // Both have fired (and panicked) on their workers by now.
+        thread::sleep(Duration::from_millis(50));
+        // A worker still runs tasks...
+        let (ran, ran_rx) = mpsc::channel();
+        drop(rt.spawn(async move { ran.send(()).unwrap() }));
+        assert!(
+            ran_rx.recv_timeout(MEET).is_ok(),
+            "no worker runs tasks after a timer waker panicked on each"
+        );
+        // ...both do, and they fire timers on time.
+        still_healthy(&rt);
+        drop(naps);
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(rt)));
+        assert_eq!(drops.get(), 10, "a task's future outlived its runtime");
+        for join in parked {
+            let err = futures::executor::block_on(join).unwrap_err();
+            assert!(err.is_cancelled(), "{err:?}");
+        }
+    });
 }
 
 // ------------------------------------------------------------------- reset
