@@ -83,6 +83,8 @@ pub mod driver;
 pub mod lawn;
 mod loom;
 #[cfg(not(loom))]
+pub mod net;
+#[cfg(not(loom))]
 pub mod runtime;
 #[cfg(not(loom))]
 pub mod task;
