@@ -429,3 +429,6 @@ pub mod units {
         Duration::from_secs(n)
     }
 }
+
+/// Helpers for the `net_*` tests.
+pub mod net;
