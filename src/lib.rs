@@ -45,6 +45,7 @@
 //! | [`driver`] | the timer driver: a Lawn of wakers behind one lock, the clock (real or paused), [`Handle`](driver::Handle), the fallback driver thread |
 //! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant); the paused clock ([`time::pause`], feature `test-util`) |
 //! | [`runtime`], [`task`] | the current-thread scheduler and its mio park loop, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
+//! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket); readiness from the runtime's own mio poll |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
 //! the driver nothing of mio, `time` only the driver handle it finds.
@@ -54,6 +55,9 @@
 //! - `macros` (default): `#[lawn_rt::main]` and `#[lawn_rt::test]`.
 //! - `test-util`: [`time::pause`], [`time::resume`], [`time::advance`] and
 //!   [`Builder::start_paused`](runtime::Builder::start_paused).
+//! - `tokio-io`: `tokio::io::AsyncRead` and `AsyncWrite` for
+//!   [`net::TcpStream`] and its halves (so tokio-util codecs work over
+//!   them); pulls in tokio with no features, for its traits only.
 //!
 //! # Implementation
 //!
@@ -68,6 +72,11 @@
 //! `lawn-rt-timer`, started by the first registration, that parks on a
 //! condition variable until the next deadline and is woken early only by a
 //! registration due before it.
+//!
+//! Sockets ([`net`]) register, edge-triggered, with the same mio poll the
+//! park loop blocks in; the loop hands their events to the runtime's I/O
+//! driver, which records the readiness in each socket's atomic word and
+//! wakes the waiting tasks after releasing its locks.
 #![deny(missing_docs)]
 // Under loom the runtime is compiled out (the models check the driver), which
 // leaves the driver's hooks for it unused.
@@ -82,6 +91,8 @@ mod coop;
 pub mod driver;
 pub mod lawn;
 mod loom;
+#[cfg(not(loom))]
+pub mod net;
 #[cfg(not(loom))]
 pub mod runtime;
 #[cfg(not(loom))]

@@ -506,3 +506,6 @@ pub fn eventually(limit: std::time::Duration, mut done: impl FnMut() -> bool) ->
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
+
+/// Helpers for the `net_*` tests.
+pub mod net;

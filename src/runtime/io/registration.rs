@@ -1,0 +1,197 @@
+//! What a socket type holds: its mio source, registered with one I/O
+//! driver, and the readiness record the driver updates for it.
+//!
+//! Ground rules:
+//! - A registration keeps the `Arc<Driver>` it registered with; the
+//!   driver's events may be dispatched on another thread than the one
+//!   polling the socket.
+//! - Every operation runs as [`Registration::poll_io`] does: wait for
+//!   readiness, try the non-blocking call, and on `WouldBlock` clear the
+//!   readiness it saw (only if no event arrived meanwhile) and wait again.
+//! - Readiness polls take part in the cooperative budget (`crate::coop`):
+//!   checked before each poll, spent when an operation completes.
+//! - Dropping a registration deregisters the source (an error is ignored:
+//!   the descriptor is being closed anyway) and frees its record.
+
+use std::io;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+
+use mio::event::Source;
+use mio::Interest;
+
+use super::readiness::{ReadyEvent, ScheduledIo, WaiterKey};
+use super::{current, shut_down_error, Direction, Driver};
+use crate::coop;
+
+/// A mio source registered with an I/O driver.
+pub(crate) struct Registration<S: Source> {
+    source: S,
+    token: mio::Token,
+    io: Arc<ScheduledIo>,
+    driver: Arc<Driver>,
+}
+
+impl<S: Source> Registration<S> {
+    /// Registers `source` for `interest` with the I/O driver entered on
+    /// this thread.
+    ///
+    /// # Errors
+    ///
+    /// If that driver has shut down, or mio cannot register the source.
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime with I/O enabled (see [`current`]).
+    #[track_caller]
+    pub(crate) fn new(source: S, interest: Interest) -> io::Result<Registration<S>> {
+        Registration::with_driver(current(), source, interest)
+    }
+
+    /// Registers `source` for `interest` with `driver`.
+    pub(crate) fn with_driver(
+        driver: Arc<Driver>,
+        mut source: S,
+        interest: Interest,
+    ) -> io::Result<Registration<S>> {
+        let (token, io) = driver.add()?;
+        if let Err(err) = driver.registry().register(&mut source, token, interest) {
+            driver.remove(token);
+            return Err(err);
+        }
+        Ok(Registration {
+            source,
+            token,
+            io,
+            driver,
+        })
+    }
+
+    /// The source, for calls that need no readiness (addresses, options).
+    pub(crate) fn get_ref(&self) -> &S {
+        &self.source
+    }
+
+    /// The driver this source is registered with.
+    pub(crate) fn driver(&self) -> &Arc<Driver> {
+        &self.driver
+    }
+
+    /// Readiness in `direction`, or `Pending` (the task is woken by the
+    /// next event for it). Only the last task to poll a direction this way
+    /// is woken; `async fn` operations use [`async_io`](Self::async_io).
+    ///
+    /// An error only if the driver has shut down.
+    pub(crate) fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        self.poll_ready_as(cx, direction, WaiterKey::Poll)
+    }
+
+    fn poll_ready_as(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        key: WaiterKey,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        ready!(coop::poll_proceed(cx));
+        let polled = ready!(self.io.poll_ready(cx, direction, key));
+        Poll::Ready(polled.map_err(|_| shut_down_error()))
+    }
+
+    /// Forgets the readiness `event` reported, after an operation found
+    /// the source not ready after all (`WouldBlock`); kept if an event
+    /// arrived since `event` was read.
+    pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
+        self.io.clear(event);
+    }
+
+    /// Runs the non-blocking `op` once the source is ready in `direction`,
+    /// waiting again each time it says `WouldBlock`.
+    pub(crate) fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        op: impl FnMut(&S) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        self.poll_io_as(cx, direction, WaiterKey::Poll, op)
+    }
+
+    fn poll_io_as<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        key: WaiterKey,
+        mut op: impl FnMut(&S) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        loop {
+            let event = ready!(self.poll_ready_as(cx, direction, key))?;
+            match op(&self.source) {
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                    self.clear_readiness(event);
+                }
+                done => {
+                    coop::made_progress();
+                    return Poll::Ready(done);
+                }
+            }
+        }
+    }
+
+    /// [`poll_io`](Self::poll_io) as a future, for `&self` operations that
+    /// several tasks may await at once on one socket: each is woken (none
+    /// replaces another's waker).
+    pub(crate) async fn async_io<R>(
+        &self,
+        direction: Direction,
+        mut op: impl FnMut(&S) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let mut waiter = Queued {
+            io: &self.io,
+            key: self.io.queued_key(),
+            stored: false,
+        };
+        std::future::poll_fn(|cx| {
+            let polled = self.poll_io_as(cx, direction, waiter.key, &mut op);
+            waiter.stored |= polled.is_pending();
+            polled
+        })
+        .await
+    }
+}
+
+/// An `async fn` waiter: removes its waker when done or dropped.
+struct Queued<'a> {
+    io: &'a ScheduledIo,
+    key: WaiterKey,
+    /// Whether a waker may be stored under `key`.
+    stored: bool,
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        if self.stored {
+            self.io.forget(self.key);
+        }
+    }
+}
+
+impl<S: Source> Drop for Registration<S> {
+    fn drop(&mut self) {
+        // Fails only if the descriptor is already unusable; it is being
+        // closed either way.
+        let _ = self.driver.registry().deregister(&mut self.source);
+        self.driver.remove(self.token);
+    }
+}
+
+impl<S: Source + std::fmt::Debug> std::fmt::Debug for Registration<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("source", &self.source)
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
