@@ -169,14 +169,21 @@ impl Builder {
         self
     }
 
-    /// Enables the I/O driver. The park loop polls mio either way; this
-    /// flag is what `lawn_rt::net` (a later release) will require.
+    /// Enables the I/O driver: [`lawn_rt::net`](crate::net)'s sockets
+    /// register with the park loop's `mio::Poll` (each worker's, on a
+    /// multi-thread runtime). Without it, creating a socket inside the
+    /// runtime panics, saying so.
     ///
     /// # Examples
     ///
     /// ```
-    /// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_io().build();
-    /// assert!(rt.is_ok());
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     assert!(socket.local_addr().unwrap().port() > 0);
+    /// });
     /// ```
     pub fn enable_io(&mut self) -> &mut Builder {
         self.enable_io = true;

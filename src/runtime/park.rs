@@ -12,6 +12,7 @@
 //! Ground rules: only the thread that holds the runtime's core parks;
 //! [`Unpark`] is `Send + Sync` and may be used from anywhere.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
 
@@ -104,6 +105,10 @@ impl Parker {
                 panic!("lawn_rt: the runtime's event loop failed to poll: {err}");
             }
         }
+        // A socket's waker may panic: the events after it must still be
+        // dispatched (edge-triggered: they would not come again), so the
+        // first panic goes on only once all are.
+        let mut panicked = None;
         for event in self.events.iter() {
             match event.token() {
                 WAKER => {}
@@ -111,10 +116,17 @@ impl Parker {
                 TIMER => self.timer.fired(),
                 _ => {
                     if let Some(io) = &self.io {
-                        io.dispatch(event);
+                        let dispatched =
+                            panic::catch_unwind(AssertUnwindSafe(|| io.dispatch(event)));
+                        if let Err(payload) = dispatched {
+                            panicked.get_or_insert(payload);
+                        }
                     }
                 }
             }
+        }
+        if let Some(payload) = panicked {
+            panic::resume_unwind(payload);
         }
     }
 

@@ -131,10 +131,11 @@ pub(crate) fn shut_drivers<'a>(
     io: impl IntoIterator<Item = &'a Arc<io::Driver>>,
     time: impl IntoIterator<Item = &'a Driver>,
 ) -> std::thread::Result<()> {
-    for io in io {
-        io.shutdown();
-    }
     let mut result = Ok(());
+    for io in io {
+        let woke = panic::catch_unwind(AssertUnwindSafe(|| io.shutdown()));
+        result = result.and(woke);
+    }
     for driver in time {
         let woke = panic::catch_unwind(AssertUnwindSafe(|| driver.shutdown()));
         result = result.and(woke);

@@ -44,7 +44,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
-use std::panic;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
@@ -369,13 +369,14 @@ impl Shared {
                 Some(shared) => shared.begin_park(None),
             };
             began = time.is_some() && plan != Park::Skip;
-            match plan {
+            // I/O readiness wakes tasks from inside the poll.
+            survive(|| match plan {
                 Park::Until(until) => core.parker.park(until, StdInstant::now()),
                 Park::Skip => core.parker.poll_now(),
-            }
+            });
             self.unlist_parked(core.index);
         } else {
-            core.parker.poll_now();
+            survive(|| core.parker.poll_now());
         }
         if began {
             if let Some(shared) = time {
@@ -383,11 +384,11 @@ impl Shared {
             }
         }
         if let Some(driver) = &remote.time {
-            driver.process();
+            survive(|| driver.process());
         }
         let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
         for waker in deferred.into_iter().flatten() {
-            waker.wake();
+            survive(|| waker.wake());
         }
     }
 
@@ -502,6 +503,14 @@ impl Shared {
             panic::resume_unwind(payload);
         }
     }
+}
+
+/// Runs `f`, which calls wakers (user code), on a worker: a waker that
+/// panics must not take the worker (and its timer shard) down. The panic
+/// hook has reported it; every other waker of the batch has been called
+/// (the driver and the I/O driver go on past a panicking waker).
+fn survive<R>(f: impl FnOnce() -> R) {
+    let _ = panic::catch_unwind(AssertUnwindSafe(f));
 }
 
 /// A worker thread's body.
