@@ -1,30 +1,28 @@
 //! The multi-thread runtime (`Builder::new_multi_thread`) through the
 //! public API: spawning and joining under load (from outside, from tasks,
 //! nested), tasks really running on every worker, work stealing from a busy
-//! worker, no lost wake-ups while workers park and unpark, `block_on`
-//! (`Runtime`'s, `Handle`'s from plain and blocking-pool threads, and the
-//! misuse it refuses), the paused clock refused, `spawn_blocking`,
-//! `yield_now`, `abort`, panics, the `#[lawn_rt::test]` flavor and thread
-//! names.
+//! worker, no lost wake-ups while workers park and unpark, the
+//! `#[lawn_rt::test]` flavor, thread names, one worker and more workers
+//! than cores.
 //!
-//! Timers across workers are in `rt_multi_timers.rs`, shutdown in
-//! `rt_multi_shutdown.rs`. Everything that could hang runs under a
-//! watchdog; a few tests block a worker on purpose (spinning at a
+//! The rest of the multi-thread tests: `rt_multi_block_on.rs` (`block_on`
+//! and what the flavor refuses), `rt_multi_tasks.rs` (`spawn_blocking`,
+//! `yield_now`, `abort`, panics), `rt_multi_timers.rs` (timers across
+//! workers), `rt_multi_shutdown.rs`. Everything that could hang runs under
+//! a watchdog; a few tests block a worker on purpose (spinning at a
 //! [`Rendezvous`]) to see which threads run what.
 
 mod common;
 
 use std::collections::{HashMap, HashSet};
-use std::future::{pending, Future};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Instant as StdInstant;
 
-use common::{current_thread, multi_thread_runtime, watchdog, DropCount, Gate, Rendezvous};
+use common::{current_thread, multi_thread_runtime, watchdog, Gate, Rendezvous};
 use lawn_rt::runtime::{Builder, Handle, Runtime};
-use lawn_rt::task::{self, yield_now};
-use lawn_rt::time::{self, sleep, timeout, Duration, Instant};
+use lawn_rt::time::{sleep, timeout, Duration, Instant};
 
 /// Long enough that a test hitting it has hung, short enough to report.
 const HANG: Duration = Duration::from_secs(60);
@@ -32,8 +30,6 @@ const HANG: Duration = Duration::from_secs(60);
 const MEET: Duration = Duration::from_secs(10);
 /// The default name of a worker thread.
 const WORKER: &str = "lawn-rt-worker";
-/// What `block_on` inside a runtime says.
-const NESTED: &str = "cannot `block_on` inside a runtime";
 
 fn rt2() -> Runtime {
     multi_thread_runtime(2)
@@ -345,393 +341,6 @@ fn no_lost_wake_ups_in_a_ring_of_tasks() {
     });
 }
 
-// ---------------------------------------------------------------- block_on
-
-#[test]
-fn runtime_block_on_runs_the_future_on_the_calling_thread() {
-    let rt = rt2();
-    let here = thread::current().id();
-    let (ran_here, task_ran_on) = rt.block_on(async {
-        let task = lawn_rt::spawn(async { current_thread() });
-        (thread::current().id(), task.await.unwrap())
-    });
-    assert_eq!(ran_here, here);
-    assert_ne!(task_ran_on.0, here);
-    assert_eq!(task_ran_on.1, WORKER);
-    assert_eq!(rt.block_on(async { 40 + 2 }), 42);
-}
-
-#[test]
-fn handle_block_on_from_plain_threads_runs_timers_and_spawns() {
-    watchdog("Handle::block_on from threads", HANG, || {
-        let rt = rt2();
-        let threads: Vec<_> = (0..4u64)
-            .map(|i| {
-                let handle = rt.handle().clone();
-                thread::spawn(move || {
-                    handle.block_on(async move {
-                        let start = Instant::now();
-                        sleep(Duration::from_millis(3 + i)).await;
-                        assert!(start.elapsed() >= Duration::from_millis(3 + i));
-                        let (name, value) = lawn_rt::spawn(async move {
-                            sleep(Duration::from_millis(1)).await;
-                            (current_thread().1, i * 10)
-                        })
-                        .await
-                        .unwrap();
-                        assert_eq!(name, WORKER);
-                        let late = timeout(Duration::from_millis(2), pending::<()>()).await;
-                        assert!(late.is_err());
-                        let ok = timeout(Duration::from_secs(5), async { value + 1 }).await;
-                        ok.unwrap()
-                    })
-                })
-            })
-            .collect();
-        let values: Vec<u64> = threads.into_iter().map(|t| t.join().unwrap()).collect();
-        assert_eq!(values, [1, 11, 21, 31]);
-    });
-}
-
-#[test]
-fn handle_block_on_inside_spawn_blocking_works() {
-    watchdog("Handle::block_on in spawn_blocking", HANG, || {
-        let rt = rt2();
-        let out = rt.block_on(async {
-            task::spawn_blocking(|| {
-                let handle = Handle::current();
-                handle.block_on(async {
-                    sleep(Duration::from_millis(2)).await;
-                    lawn_rt::spawn(async { 9 }).await.unwrap()
-                })
-            })
-            .await
-            .unwrap()
-        });
-        assert_eq!(out, 9);
-    });
-}
-
-#[test]
-fn block_on_inside_a_worker_task_panics_with_a_clear_message() {
-    let rt = Arc::new(rt2());
-    // `Handle::block_on` and `Runtime::block_on`, inside a task.
-    let inner = rt.clone();
-    let errors = rt.block_on(async move {
-        let by_handle = lawn_rt::spawn(async { Handle::current().block_on(async {}) });
-        let by_runtime = lawn_rt::spawn(async move { inner.block_on(async {}) });
-        [by_handle.await.unwrap_err(), by_runtime.await.unwrap_err()]
-    });
-    for err in errors {
-        assert!(err.is_panic(), "{err:?}");
-        let message = common::panic_message(&*err.into_panic());
-        assert!(
-            message.contains(NESTED) && message.contains(".await"),
-            "unclear message: {message:?}"
-        );
-    }
-    // Nested in a `Handle::block_on` on a plain thread, too.
-    let handle = rt.handle().clone();
-    thread::spawn(move || {
-        common::assert_panics_with(NESTED, "nested Handle::block_on", || {
-            handle.block_on(async { handle.block_on(async {}) })
-        });
-        // That thread may block_on again afterwards.
-        assert_eq!(handle.block_on(async { 3 }), 3);
-    })
-    .join()
-    .unwrap();
-    // The runtime is fine afterwards.
-    assert_eq!(rt.block_on(rt.spawn(async { 5 })).unwrap(), 5);
-}
-
-// ------------------------------------------------- what multi-thread refuses
-
-#[test]
-fn the_paused_clock_is_refused_on_multi_thread() {
-    const REFUSED: &str = "is not available on a multi_thread runtime";
-    let rt = rt2();
-    // On the thread in `block_on`...
-    rt.block_on(async {
-        common::assert_panics_with(REFUSED, "pause in block_on", time::pause);
-        common::assert_panics_with(REFUSED, "resume in block_on", time::resume);
-        common::assert_panics_with(REFUSED, "advance in block_on", || {
-            drop(time::advance(Duration::from_secs(1)))
-        });
-    });
-    // ...and on a worker.
-    let err = rt.block_on(rt.spawn(async { time::pause() })).unwrap_err();
-    let message = common::panic_message(&*err.into_panic());
-    assert!(
-        message.contains("`time::pause()`")
-            && message.contains(REFUSED)
-            && message.contains("current_thread"),
-        "unclear message: {message:?}"
-    );
-    // Timers are unaffected.
-    rt.block_on(sleep(Duration::from_millis(1)));
-}
-
-#[test]
-fn the_builder_rejects_start_paused_and_zero_workers() {
-    let err = Builder::new_multi_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-    let message = err.to_string();
-    assert!(
-        message.contains("start_paused") && message.contains("multi_thread"),
-        "{message}"
-    );
-
-    let err = Builder::new_multi_thread()
-        .worker_threads(0)
-        .enable_all()
-        .build()
-        .unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-    assert!(err.to_string().contains("worker_threads"), "{err}");
-
-    // `start_paused(false)` and one worker are fine.
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .start_paused(false)
-        .build()
-        .unwrap();
-    assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
-}
-
-// ------------------------------------------- blocking, yield, abort, panics
-
-#[test]
-fn spawn_blocking_runs_on_the_blocking_pool_while_workers_go_on() {
-    watchdog("spawn_blocking on multi-thread", HANG, || {
-        let rt = Builder::new_multi_thread()
-            .worker_threads(2)
-            .max_blocking_threads(4)
-            .enable_all()
-            .build()
-            .unwrap();
-        // From outside and from tasks; more than the pool has threads.
-        let outside: Vec<_> = (0..8u64)
-            .map(|i| rt.spawn_blocking(move || (i, current_thread().1)))
-            .collect();
-        let values = rt.block_on(async move {
-            let inside: Vec<_> = (8..16u64)
-                .map(|i| task::spawn_blocking(move || (i, current_thread().1)))
-                .collect();
-            let mut values = Vec::new();
-            for join in outside.into_iter().chain(inside) {
-                values.push(join.await.unwrap());
-            }
-            values
-        });
-        for (i, (value, name)) in values.into_iter().enumerate() {
-            assert_eq!(value, i as u64);
-            assert_eq!(name, "lawn-rt-blocking");
-        }
-        // A blocking task that waits for a task: the workers keep going.
-        let (tx, rx) = mpsc::channel();
-        let out = rt.block_on(async move {
-            let blocking = task::spawn_blocking(move || rx.recv_timeout(MEET));
-            sleep(Duration::from_millis(1)).await;
-            lawn_rt::spawn(async move { tx.send(7).unwrap() })
-                .await
-                .unwrap();
-            blocking.await.unwrap()
-        });
-        assert_eq!(out, Ok(7));
-    });
-}
-
-#[test]
-fn yield_now_lets_timers_and_other_tasks_in() {
-    for workers in [1, 2] {
-        watchdog("yield_now on multi-thread", HANG, move || {
-            let rt = multi_thread_runtime(workers);
-            let flag = Arc::new(AtomicBool::new(false));
-            let set = flag.clone();
-            // Spins on `yield_now` until a timer's task sets the flag: with
-            // one worker, only yielding lets the timer fire.
-            let spinner = rt.spawn(async move {
-                let mut yields = 0u64;
-                while !flag.load(SeqCst) {
-                    yield_now().await;
-                    yields += 1;
-                }
-                yields
-            });
-            let setter = rt.spawn(async move {
-                sleep(Duration::from_millis(3)).await;
-                set.store(true, SeqCst);
-            });
-            rt.block_on(setter).unwrap();
-            assert!(rt.block_on(spinner).unwrap() > 0);
-        });
-    }
-    // With one worker, a task spawned before a yield has run after it.
-    let rt = multi_thread_runtime(1);
-    let ran = rt.block_on(rt.spawn(async {
-        let ran = Arc::new(AtomicBool::new(false));
-        let flag = ran.clone();
-        drop(lawn_rt::spawn(async move { flag.store(true, SeqCst) }));
-        yield_now().await;
-        ran.load(SeqCst)
-    }));
-    assert!(ran.unwrap());
-}
-
-/// A waker that panics when woken.
-struct PanickingWaker;
-
-impl std::task::Wake for PanickingWaker {
-    fn wake(self: Arc<Self>) {
-        panic!("PanickingWaker woken");
-    }
-}
-
-/// `yield_now` polled by hand with a waker that panics, inside a task: the
-/// worker wakes it after its next park, and the panic is the waker's (the
-/// panic hook reports it), not the worker's: both workers go on running
-/// tasks. Runs in a child process (a failure here may abort: see
-/// `rt_multi_timers.rs`).
-#[test]
-fn a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down() {
-    if !common::isolated("a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down") {
-        return;
-    }
-    watchdog("panicking deferred waker", HANG, || {
-        let rt = rt2();
-        let meet = Rendezvous::new(2);
-        for join in (0..2)
-            .map(|_| {
-                let meet = meet.clone();
-                rt.spawn(async move {
-                    assert!(meet.meet(MEET), "the tasks did not meet");
-                    let waker = std::task::Waker::from(Arc::new(PanickingWaker));
-                    let mut cx = std::task::Context::from_waker(&waker);
-                    let yielded = std::pin::pin!(yield_now()).poll(&mut cx);
-                    assert!(yielded.is_pending());
-                })
-            })
-            .collect::<Vec<_>>()
-        {
-            rt.block_on(join).unwrap();
-        }
-        thread::sleep(Duration::from_millis(20));
-        let (ran, ran_rx) = mpsc::channel();
-        drop(rt.spawn(async move { ran.send(()).unwrap() }));
-        assert!(
-            ran_rx.recv_timeout(MEET).is_ok(),
-            "no worker runs tasks after a deferred waker panicked on each"
-        );
-        let meet = Rendezvous::new(2);
-        let joins: Vec<_> = (0..2)
-            .map(|_| {
-                let meet = meet.clone();
-                rt.spawn(async move { meet.meet(MEET) })
-            })
-            .collect();
-        for join in joins {
-            assert!(rt.block_on(join).unwrap(), "a worker is gone");
-        }
-    });
-}
-
-#[test]
-fn abort_cancels_tasks_from_anywhere_and_drops_their_futures() {
-    watchdog("abort on multi-thread", HANG, || {
-        let rt = rt2();
-        let drops = DropCount::new();
-        // A task parked on a long timer, aborted from this thread.
-        let tracked = drops.track();
-        let sleeper = rt.spawn(async move {
-            let _tracked = tracked;
-            sleep(Duration::from_secs(3600)).await;
-        });
-        rt.block_on(sleep(Duration::from_millis(2)));
-        sleeper.abort();
-        assert!(rt.block_on(sleeper).unwrap_err().is_cancelled());
-        assert_eq!(drops.get(), 1);
-        // Busy tasks (always yielding), aborted from another thread while
-        // the workers poll them.
-        for _ in 0..100 {
-            let tracked = drops.track();
-            let spinner = rt.spawn(async move {
-                let _tracked = tracked;
-                loop {
-                    yield_now().await;
-                }
-            });
-            let abort = spinner.abort_handle();
-            thread::spawn(move || abort.abort()).join().unwrap();
-            let err = rt.block_on(spinner).unwrap_err();
-            assert!(err.is_cancelled(), "{err:?}");
-        }
-        assert_eq!(drops.get(), 101);
-        // From another task; and a completed task keeps its output.
-        let out = rt.block_on(async {
-            let victim = lawn_rt::spawn(pending::<()>());
-            let abort = victim.abort_handle();
-            lawn_rt::spawn(async move { abort.abort() }).await.unwrap();
-            assert!(victim.await.unwrap_err().is_cancelled());
-            let done = lawn_rt::spawn(async { 8 });
-            while !done.is_finished() {
-                yield_now().await;
-            }
-            done.abort();
-            done.await
-        });
-        assert_eq!(out.unwrap(), 8);
-    });
-}
-
-#[test]
-fn a_panicking_task_gives_a_join_error_and_the_workers_go_on() {
-    watchdog("panics on multi-thread", HANG, || {
-        let rt = rt2();
-        let outside: Vec<_> = (0..10)
-            .map(|i| rt.spawn(async move { panic!("boom {i}") }))
-            .collect();
-        let errors = rt.block_on(async move {
-            let inside: Vec<_> = (10..20)
-                .map(|i| {
-                    lawn_rt::spawn(async move {
-                        sleep(Duration::from_millis(1)).await;
-                        panic!("boom {i}")
-                    })
-                })
-                .collect();
-            let mut errors = Vec::new();
-            for join in outside.into_iter().chain(inside) {
-                errors.push(join.await.unwrap_err());
-            }
-            errors
-        });
-        for (i, err) in errors.into_iter().enumerate() {
-            assert!(err.is_panic(), "{err:?}");
-            assert_eq!(
-                common::panic_message(&*err.into_panic()),
-                format!("boom {i}")
-            );
-        }
-        // Both workers still run tasks.
-        let meet = Rendezvous::new(2);
-        let joins: Vec<_> = (0..2)
-            .map(|_| {
-                let meet = meet.clone();
-                rt.spawn(async move { meet.meet(MEET) })
-            })
-            .collect();
-        for join in joins {
-            assert!(rt.block_on(join).unwrap(), "a worker is gone");
-        }
-    });
-}
-
 // ------------------------------------------------------ macros and threads
 
 #[lawn_rt::test(flavor = "multi_thread", worker_threads = 2)]
@@ -810,6 +419,56 @@ fn worker_threads_are_named_by_the_builder() {
         }
         let blocking = rt.block_on(rt.spawn_blocking(|| current_thread().1));
         assert_eq!(blocking.unwrap(), "my-pool");
+    });
+}
+
+/// Eight workers on a machine with fewer cores: eight tasks that block
+/// until all have started can only meet if every parked worker was woken
+/// for one of them; then a load of tasks with timers runs to the end.
+#[test]
+fn more_workers_than_cores_all_wake_and_share_the_load() {
+    watchdog("eight workers", HANG, || {
+        let rt = multi_thread_runtime(8);
+        for round in 0..5 {
+            rt.block_on(sleep(Duration::from_millis(2))); // all parked
+            let meet = Rendezvous::new(8);
+            let joins: Vec<_> = (0..8)
+                .map(|_| {
+                    let meet = meet.clone();
+                    rt.spawn(async move { (meet.meet(MEET), thread::current().id()) })
+                })
+                .collect();
+            let mut threads = HashSet::new();
+            for join in joins {
+                let (met, thread) = rt.block_on(join).unwrap();
+                assert!(met, "round {round}: a parked worker was never woken");
+                threads.insert(thread);
+            }
+            assert_eq!(threads.len(), 8, "round {round}");
+        }
+        let places = Places::default();
+        let values = rt.block_on({
+            let places = places.clone();
+            async move {
+                let joins: Vec<_> = (0..2000u64)
+                    .map(|i| {
+                        let places = places.clone();
+                        lawn_rt::spawn(async move {
+                            places.record();
+                            sleep(Duration::from_micros(100 * (i % 20))).await;
+                            i
+                        })
+                    })
+                    .collect();
+                let mut values = Vec::new();
+                for join in joins {
+                    values.push(join.await.unwrap());
+                }
+                values
+            }
+        });
+        assert_eq!(values, (0..2000).collect::<Vec<_>>());
+        assert!(places.assert_all_named(WORKER) <= 8);
     });
 }
 
