@@ -21,8 +21,10 @@
 //! closed. The exit status is non-zero if a check failed. The default run
 //! takes about 4 s (twice the default 2 s timeout).
 //!
-//! Everything runs on one thread (`#[lawn_rt::main]`, a current-thread
-//! runtime): the server, its timers and, in the load run, the clients.
+//! It runs on the multi-thread runtime (`#[lawn_rt::main]`'s default, one
+//! worker per CPU): each connection's idle `Sleep` files on the timer shard
+//! of the worker that serves it, so resetting it on every read never takes
+//! a lock another worker wants.
 
 mod args;
 mod load;
