@@ -277,6 +277,28 @@ fn dropping_the_runtime_inside_its_own_task_does_not_hang() {
     });
 }
 
+/// The same from a blocking task: the blocking pool's shutdown must not
+/// wait for the very thread it runs on. Bounded by a channel, not the
+/// watchdog, so a hang fails in seconds (and leaves one stuck thread).
+#[test]
+fn dropping_the_runtime_inside_its_own_blocking_task_does_not_hang() {
+    let rt = rt2();
+    let drops = DropCount::new();
+    let joins = spawn_pending(&rt, &drops, 10);
+    let handle = rt.handle().clone();
+    let (dropped, wait_dropped) = mpsc::channel();
+    drop(handle.spawn_blocking(move || {
+        drop(rt);
+        dropped.send(()).unwrap();
+    }));
+    assert!(
+        wait_dropped.recv_timeout(Duration::from_secs(10)).is_ok(),
+        "dropping the runtime inside its own blocking task hangs"
+    );
+    assert_eq!(drops.get(), 10);
+    assert_all_cancelled(joins);
+}
+
 #[test]
 fn a_runtime_dropped_inside_its_own_task_lets_its_workers_exit() {
     if !isolated("a_runtime_dropped_inside_its_own_task_lets_its_workers_exit") {
