@@ -560,3 +560,22 @@ fn block_on_a_timer_of_a_dropped_runtime_in_a_new_one_panics() {
     // The new runtime is fine.
     second.block_on(sleep(Duration::from_millis(1)));
 }
+
+/// A blocking task that drops its own runtime: the blocking pool's
+/// shutdown must not wait for the very thread it runs on (it did, forever).
+#[test]
+fn dropping_the_runtime_inside_its_own_blocking_task_does_not_hang() {
+    watchdog("drop runtime in its blocking task", HANG, || {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let handle = rt.handle().clone();
+        let (done, done_rx) = mpsc::channel();
+        let join = handle.spawn_blocking(move || {
+            drop(rt);
+            done.send(()).unwrap();
+        });
+        done_rx
+            .recv()
+            .expect("the blocking task dropped its runtime and went on");
+        drop(join);
+    });
+}

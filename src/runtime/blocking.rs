@@ -7,6 +7,7 @@
 //! queued for the next free thread. Shutdown cancels queued tasks and waits
 //! (up to a timeout) for running ones; threads that have exited are joined.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
@@ -20,6 +21,11 @@ use super::task::TaskRef;
 use super::Handle;
 use crate::coop;
 use crate::loom::{lock, wait, wait_timeout};
+
+std::thread_local! {
+    /// The pool this thread belongs to (its `PoolShared`'s address), if any.
+    static POOL_THREAD: Cell<usize> = const { Cell::new(0) };
+}
 
 pub(crate) struct Pool {
     shared: Arc<PoolShared>,
@@ -114,6 +120,7 @@ impl Pool {
             builder = builder.stack_size(size);
         }
         builder.spawn(move || {
+            POOL_THREAD.with(|pool| pool.set(Arc::as_ptr(&shared) as usize));
             let _entered = runtime.enter();
             shared.work_loop();
         })
@@ -131,9 +138,13 @@ impl Pool {
         for task in queued {
             task.shutdown();
         }
+        // Shut down from one of its own threads (a blocking task that drops
+        // its runtime): that thread cannot wait for itself to exit.
+        let own = POOL_THREAD.with(Cell::get) == Arc::as_ptr(&self.shared) as usize;
+        let others = usize::from(own);
         let deadline = timeout.and_then(|t| StdInstant::now().checked_add(t));
         let mut state = lock(&self.shared.state);
-        while state.threads > 0 {
+        while state.threads > others {
             state = match (timeout, deadline) {
                 (None, _) | (Some(_), None) => wait(&self.shared.exited, state),
                 (Some(_), Some(deadline)) => {
@@ -146,11 +157,14 @@ impl Pool {
             };
         }
         let handles = std::mem::take(&mut state.handles);
-        let all_exited = state.threads == 0;
+        let all_exited = state.threads == others;
         drop(state);
         if all_exited {
+            let me = thread::current().id();
             for handle in handles {
-                let _ = handle.join();
+                if handle.thread().id() != me {
+                    let _ = handle.join();
+                }
             }
         }
     }

@@ -461,7 +461,9 @@ impl Shared {
             }
         }
         self.blocking.shutdown(timeout);
-        if let Some(payload) = panicked {
+        // A worker's panic goes on here, unless this thread is unwinding
+        // already (a second panic would abort the process).
+        if let Some(payload) = panicked.filter(|_| !thread::panicking()) {
             panic::resume_unwind(payload);
         }
     }
