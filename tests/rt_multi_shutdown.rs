@@ -146,7 +146,8 @@ fn two_hundred_multi_thread_runtimes_leak_no_fds_or_threads() {
     if !isolated("two_hundred_multi_thread_runtimes_leak_no_fds_or_threads") {
         return;
     }
-    let cycle = |i: u64| {
+    let cycle = |i: usize| {
+        let i = i as u64;
         let rt = rt2();
         let (got, registered, leftover) = rt.block_on(async move {
             sleep(Duration::from_micros(100)).await;
@@ -186,27 +187,7 @@ fn two_hundred_multi_thread_runtimes_leak_no_fds_or_threads() {
             .unwrap_err()
             .is_cancelled());
     };
-    cycle(0); // anything made once per process
-    let fds = common::open_fds();
-    let threads = common::thread_count();
-    let start = StdInstant::now();
-    for i in 1..=200 {
-        cycle(i);
-    }
-    let took = start.elapsed();
-    let (fds_after, threads_after) = (common::open_fds(), common::thread_count());
-    assert!(
-        fds_after <= fds,
-        "open fds grew from {fds} to {fds_after} over 200 runtimes"
-    );
-    assert!(
-        threads_after <= threads,
-        "threads grew from {threads} to {threads_after} over 200 runtimes: {:?}",
-        common::thread_names()
-    );
-    eprintln!(
-        "200 runtimes in {took:?}; fds {fds} -> {fds_after}, threads {threads} -> {threads_after}"
-    );
+    common::assert_no_leak_over(200, "runtimes", cycle);
 }
 
 #[test]

@@ -443,26 +443,7 @@ fn a_thousand_runtimes_leak_no_fds_or_threads() {
             .unwrap_err()
             .is_cancelled());
     };
-    cycle(0); // anything made once per process
-    let fds = common::open_fds();
-    let threads = common::thread_count();
-    let start = StdInstant::now();
-    for i in 1..=1000 {
-        cycle(i);
-    }
-    let took = start.elapsed();
-    let (fds_after, threads_after) = (common::open_fds(), common::thread_count());
-    assert!(
-        fds_after <= fds,
-        "open fds grew from {fds} to {fds_after} over 1000 runtimes"
-    );
-    assert!(
-        threads_after <= threads,
-        "threads grew from {threads} to {threads_after} over 1000 runtimes"
-    );
-    eprintln!(
-        "1000 runtimes in {took:?}; fds {fds} -> {fds_after}, threads {threads} -> {threads_after}"
-    );
+    common::assert_no_leak_over(1000, "runtimes", cycle);
 }
 
 /// The same with `shutdown_background`: its blocking threads leave on their

@@ -509,3 +509,30 @@ pub fn eventually(limit: std::time::Duration, mut done: impl FnMut() -> bool) ->
 
 /// Helpers for the `net_*` tests.
 pub mod net;
+
+/// Runs `cycle(0)` (what is made once per process), then `cycle(1..=n)`,
+/// and asserts that open fds and threads did not grow over the `n`
+/// cycles (each builds and drops a runtime); logs the totals.
+pub fn assert_no_leak_over(n: usize, what: &str, mut cycle: impl FnMut(usize)) {
+    cycle(0);
+    let fds = open_fds();
+    let threads = thread_count();
+    let start = std::time::Instant::now();
+    for i in 1..=n {
+        cycle(i);
+    }
+    let took = start.elapsed();
+    let (fds_after, threads_after) = (open_fds(), thread_count());
+    assert!(
+        fds_after <= fds,
+        "open fds grew from {fds} to {fds_after} over {n} {what}"
+    );
+    assert!(
+        threads_after <= threads,
+        "threads grew from {threads} to {threads_after} over {n} {what}: {:?}",
+        thread_names()
+    );
+    eprintln!(
+        "{n} {what} in {took:?}; fds {fds} -> {fds_after}, threads {threads} -> {threads_after}"
+    );
+}
