@@ -15,9 +15,15 @@ use std::task::{Context, Poll};
 /// Leaf futures a task may complete per poll (tokio's figure).
 pub(crate) const BUDGET: u8 = 128;
 
-std::thread_local! {
+#[cfg(not(loom))]
+crate::loom::thread_local! {
     /// `None`: unconstrained.
     static LEFT: Cell<Option<u8>> = const { Cell::new(None) };
+}
+// loom's `thread_local!` takes no `const` initializer.
+#[cfg(loom)]
+crate::loom::thread_local! {
+    static LEFT: Cell<Option<u8>> = Cell::new(None);
 }
 
 /// Runs `f` with `budget` (`None`: unconstrained), restoring the previous

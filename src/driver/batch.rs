@@ -73,6 +73,17 @@ pub(crate) struct BatchState {
 }
 
 impl Batch {
+    /// Whether no batch is in flight and nobody waits for one (for the loom
+    /// models' final checks).
+    #[cfg(loom)]
+    pub(super) fn is_idle(&self, state: &BatchState) -> bool {
+        state.firing.is_none()
+            && state.waiters == 0
+            && state.keys.is_empty()
+            && self.calling.load(SeqCst) == IDLE
+            && self.waiting.load(SeqCst) == 0
+    }
+
     pub(super) fn new() -> Batch {
         Batch {
             calling: AtomicUsize::new(IDLE),
@@ -219,6 +230,12 @@ impl Shared {
         self.batch.skip.fetch_or(1 << position, SeqCst);
         if firing == thread::current().id() {
             return inner; // we are inside a waker of this batch
+        }
+        if cfg!(lawn_rt_broken) {
+            // The deliberately broken variant (`--cfg lawn_rt_broken`,
+            // test-only): return without waiting for a call in progress.
+            // loom-tests/tests/broken.rs proves the models catch it.
+            return inner;
         }
         // Wait while that very waker is being called.
         let started = inner.batch.started;

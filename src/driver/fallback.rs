@@ -7,35 +7,54 @@
 //! and fires what is due, for the life of the process.
 
 use std::panic::{self, AssertUnwindSafe};
+use std::time::Duration;
 
 use super::handle::Handle;
-use super::shared::Shared;
+use super::shared::{Options, Shared};
 
 /// The thread's name.
-#[cfg_attr(loom, allow(dead_code))] // the loom models (issue 6) will run it
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
 
 /// Runs a driver's park loop until it shuts down: what the fallback
-/// thread does (and what a loom model can run on a thread of its own).
-///
-/// A waker that panics does not end the loop: the panic is reported by the
-/// panic hook as usual and the driver goes on serving the other timers.
+/// thread does.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn run(shared: &Shared) {
     while !shared.is_shutdown() {
-        shared.park(None);
-        let now = shared.clock.tick_floor(shared.clock.now());
-        let _ = panic::catch_unwind(AssertUnwindSafe(|| shared.process_at(now)));
+        turn(shared);
+    }
+}
+
+/// One turn of the fallback thread's loop: parks until the earliest timer
+/// may be due (or an earlier one registers), then fires what is due. The
+/// loom models run this very function on a thread of their own.
+///
+/// A waker that panics does not end the loop: the panic is reported by the
+/// panic hook as usual and the driver goes on serving the other timers.
+pub(crate) fn turn(shared: &Shared) {
+    shared.park(None);
+    let now = shared.clock.tick_floor(shared.clock.now());
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| shared.process_at(now)));
+}
+
+/// How the fallback driver is made: 1 ms ticks, parked on its own
+/// condition variable.
+pub(crate) fn options() -> Options {
+    Options {
+        resolution: Duration::from_millis(1),
+        fallback: true,
+        pausable: false,
+        runtime: false,
+        group: 0,
+        unpark: None,
     }
 }
 
 #[cfg(not(loom))]
 mod global {
     use std::sync::{Once, OnceLock};
-    use std::time::Duration;
 
     use super::*;
-    use crate::driver::shared::Options;
     use crate::loom::{thread, Arc};
 
     static HANDLE: OnceLock<Handle> = OnceLock::new();
@@ -44,14 +63,7 @@ mod global {
     pub(crate) fn handle() -> Handle {
         HANDLE
             .get_or_init(|| Handle {
-                shared: Arc::new(Shared::new(Options {
-                    resolution: Duration::from_millis(1),
-                    fallback: true,
-                    pausable: false,
-                    runtime: false,
-                    group: 0,
-                    unpark: None,
-                })),
+                shared: Arc::new(Shared::new(options())),
             })
             .clone()
     }

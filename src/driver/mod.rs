@@ -42,6 +42,9 @@ mod clock;
 mod error;
 mod fallback;
 mod handle;
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod model;
 mod shared;
 
 use std::fmt;

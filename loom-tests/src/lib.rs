@@ -1,0 +1,30 @@
+//! Loom models of `lawn_rt`'s timer driver.
+//!
+//! Every model drives the real driver code: under `--cfg loom`, `lawn_rt`
+//! takes its locks, condition variables, atomics, thread-locals and threads
+//! from loom (`src/loom.rs` in `lawn_rt`), so loom explores the
+//! interleavings of the very code a program runs. Time does not pass by
+//! itself in a model: each driver's clock is paused and moved by hand
+//! (`Driver::advance`), and the runtime's mio park loop is replaced by the
+//! driver's own park protocol, stepped by hand (`lawn_rt::driver::model`).
+//!
+//! Run them (in release mode, in their own target directory so the normal
+//! build is not rebuilt):
+//!
+//! ```sh
+//! RUSTFLAGS="--cfg loom" cargo test -p loom-tests --release --target-dir target/loom
+//! ```
+//!
+//! The preemption bound defaults to [`DEFAULT_PREEMPTIONS`]; set
+//! `LOOM_MAX_PREEMPTIONS` to search deeper (README gives the times).
+//!
+//! Each model is a function here, run by one test in `tests/`; the
+//! deliberately broken variant of the driver (`--cfg lawn_rt_broken`) is
+//! checked against the same function in `tests/broken.rs`.
+#![cfg(loom)]
+
+mod models;
+mod support;
+
+pub use models::*;
+pub use support::{message, model, DEFAULT_PREEMPTIONS};

@@ -1,0 +1,431 @@
+//! The models, one function each (run by `tests/*.rs`). Each names the race
+//! it checks and what must hold whatever the interleaving.
+
+use std::task::Poll;
+use std::time::Duration;
+
+use lawn_rt::driver::model;
+use lawn_rt::time::{self, Instant};
+use loom::sync::Arc;
+use loom::thread;
+
+use crate::support::{
+    assert_released, catch, paused_driver, poll, MioWaker, Recorder, SHUT_DOWN, TICK,
+};
+
+/// Model 1, cancel vs expiry: one thread drops a registered `Sleep` while
+/// another fires due timers. Once the drop returns the waker is never
+/// called; the timer's slot is freed once; no waker clone is left behind.
+pub fn cancel_vs_expiry() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let recorder = Recorder::new("cancel vs expiry");
+    let mut timer = Box::pin(time::sleep(TICK));
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+
+    let canceller = {
+        let recorder = recorder.clone();
+        thread::spawn(move || {
+            drop(timer);
+            recorder.forbid();
+        })
+    };
+    let firer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(TICK))
+    };
+    canceller.join().unwrap();
+    let fired = firer.join().unwrap();
+
+    assert_eq!(recorder.woken(), fired, "wake-ups counted by the driver");
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&recorder);
+}
+
+/// Model 2, reset vs expiry: a task resets its registered `Sleep` to a
+/// later deadline and polls it while another thread fires the old one.
+/// The sleep does not complete before its new deadline, and the new
+/// deadline's wake-up is not lost.
+pub fn reset_vs_expiry() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let recorder = Recorder::new("reset vs expiry");
+    let start = Instant::now();
+    let later = start + 3 * TICK;
+    let mut timer = Box::pin(time::sleep_until(start + TICK));
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+
+    let task = {
+        let waker = recorder.waker();
+        thread::spawn(move || {
+            timer.as_mut().reset(later);
+            let polled = poll(timer.as_mut(), &waker);
+            (timer, polled)
+        })
+    };
+    let firer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(TICK))
+    };
+    let (mut timer, polled) = task.join().unwrap();
+    firer.join().unwrap();
+
+    let waker = recorder.waker();
+    assert!(polled.is_pending(), "completed before its new deadline");
+    assert!(poll(timer.as_mut(), &waker).is_pending(), "completed early");
+    let before = recorder.woken();
+    driver.advance(2 * TICK);
+    assert!(
+        recorder.woken() > before,
+        "not woken at the new deadline (lost wake-up)"
+    );
+    assert!(poll(timer.as_mut(), &waker).is_ready());
+    drop((timer, waker));
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&recorder);
+}
+
+/// Model 3, concurrent registration: two threads each read the clock and
+/// register a sleep of the same duration (long enough to be filed in a
+/// Lawn bucket, not the near window) while a third advances the clock.
+/// The Lawn stays consistent (each bucket deadline-ordered, by its own
+/// self-check), and each timer fires at its deadline: not a tick before,
+/// and not later.
+pub fn concurrent_registration() {
+    const TTL: Duration = Duration::from_secs(10); // 10,000 ticks
+    let driver = Arc::new(paused_driver());
+    let registrar = |what: &'static str| {
+        let driver = driver.clone();
+        thread::spawn(move || {
+            let _entered = driver.handle().enter();
+            let recorder = Recorder::new(what);
+            let mut timer = Box::pin(time::sleep(TTL));
+            assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+            (timer, recorder)
+        })
+    };
+    let first = registrar("first registration");
+    let second = registrar("second registration");
+    let advancer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(TICK))
+    };
+    let mut timers = [first.join().unwrap(), second.join().unwrap()];
+    assert_eq!(advancer.join().unwrap(), 0);
+    model::check(&driver);
+
+    let _entered = driver.handle().enter();
+    timers.sort_by_key(|(timer, _)| timer.deadline());
+    for i in 0..timers.len() {
+        let deadline = timers[i].0.deadline();
+        let now = Instant::now();
+        if deadline <= now {
+            continue; // fired with an earlier one
+        }
+        driver.advance(deadline - now - TICK);
+        let now = Instant::now();
+        for (timer, recorder) in &timers {
+            if timer.deadline() > now {
+                assert_eq!(recorder.woken(), 0, "fired before its deadline");
+            }
+        }
+        driver.advance(TICK);
+        let now = Instant::now();
+        for (timer, recorder) in &timers {
+            let due = timer.deadline() <= now;
+            assert_eq!(recorder.woken() > 0, due, "fired at the wrong tick");
+        }
+        model::check(&driver);
+    }
+    for (timer, recorder) in timers {
+        drop(timer);
+        assert_released(&recorder);
+    }
+    assert_eq!(driver.handle().pending_timers(), 0);
+}
+
+/// Model 4, waker replacement vs expiry: a task polls its registered
+/// `Sleep` with a new waker while another thread fires it. If that poll
+/// says `Pending`, the new waker is woken (no lost wake-up).
+pub fn waker_replacement_vs_expiry() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let first = Recorder::new("first waker");
+    let second = Recorder::new("second waker");
+    let mut timer = Box::pin(time::sleep(TICK));
+    assert!(poll(timer.as_mut(), &first.waker()).is_pending());
+
+    let task = {
+        let waker = second.waker();
+        thread::spawn(move || {
+            let polled = poll(timer.as_mut(), &waker);
+            (timer, polled)
+        })
+    };
+    let firer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(TICK))
+    };
+    let (mut timer, polled) = task.join().unwrap();
+    firer.join().unwrap();
+
+    if polled.is_pending() {
+        assert_eq!(
+            second.woken(),
+            1,
+            "the newest waker was not woken (lost wake-up)"
+        );
+    }
+    assert!(poll(timer.as_mut(), &second.waker()).is_ready());
+    drop(timer);
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&first);
+    assert_released(&second);
+}
+
+/// Model 5, shutdown vs registration: a task polls a new `Sleep` (its
+/// first poll registers it) while another thread shuts the driver down.
+/// Nothing hangs: a sleep filed before the shutdown has its waker woken
+/// by it; the poll after the shutdown panics saying so; nothing stays
+/// filed or holds a waker.
+pub fn shutdown_vs_registration() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let recorder = Recorder::new("shutdown vs registration");
+    let mut timer = Box::pin(time::sleep(TICK));
+
+    let task = {
+        let waker = recorder.waker();
+        thread::spawn(move || {
+            let polled = catch(|| poll(timer.as_mut(), &waker));
+            (timer, polled)
+        })
+    };
+    let stopper = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.shutdown())
+    };
+    let (mut timer, polled) = task.join().unwrap();
+    stopper.join().unwrap();
+
+    match polled {
+        Ok(Poll::Pending) => assert_eq!(
+            recorder.woken(),
+            1,
+            "a sleep filed before the shutdown was not woken: its task would hang"
+        ),
+        Ok(Poll::Ready(())) => panic!("completed before its deadline"),
+        Err(message) => assert!(message.contains(SHUT_DOWN), "{message}"),
+    }
+    let waker = recorder.waker();
+    let later = catch(|| poll(timer.as_mut(), &waker));
+    assert!(
+        matches!(&later, Err(message) if message.contains(SHUT_DOWN)),
+        "the poll after the shutdown should report it: {later:?}"
+    );
+    drop((timer, waker));
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&recorder);
+}
+
+/// Model 6, the fallback driver's hand-off: its thread takes a turn (park
+/// until the earliest deadline, or until told; then fire what is due)
+/// while another thread registers the first timer. If the turn parked
+/// before the timer came, the registration wakes it (otherwise loom
+/// reports the deadlock: the driver would sleep through the timer); the
+/// timer then fires on time.
+pub fn fallback_hand_off() {
+    let driver = Arc::new(model::fallback_driver());
+    driver.pause();
+    let turn = {
+        let driver = driver.clone();
+        thread::spawn(move || model::fallback_turn(&driver))
+    };
+    let task = {
+        let driver = driver.clone();
+        thread::spawn(move || {
+            let _entered = driver.handle().enter();
+            let recorder = Recorder::new("fallback hand-off");
+            let mut timer = Box::pin(time::sleep(TICK));
+            assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+            (timer, recorder)
+        })
+    };
+    turn.join().unwrap();
+    let (mut timer, recorder) = task.join().unwrap();
+
+    assert_eq!(driver.advance(TICK), 1);
+    assert_eq!(recorder.woken(), 1);
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
+    drop(timer);
+    model::check(&driver);
+    assert_released(&recorder);
+}
+
+/// Model 7, an `Interval`'s tick vs reset vs expiry: a task resets its
+/// interval and polls for the next tick (with a new waker) while another
+/// thread fires the tick the reset replaced. A tick is never reported
+/// before it is due nor for a time other than the reset's; if the poll
+/// waits, the new waker is woken for the reset tick.
+pub fn interval_tick_vs_reset_vs_expiry() {
+    let period = 2 * TICK;
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let first = Recorder::new("interval, first waker");
+    let second = Recorder::new("interval, the task's waker");
+    let start = Instant::now();
+    let mut every = time::interval(period);
+    let first_waker = first.waker();
+    assert_eq!(every.poll_tick(&mut cx(&first_waker)), Poll::Ready(start));
+    assert!(every.poll_tick(&mut cx(&first_waker)).is_pending());
+    drop(first_waker);
+
+    let task = {
+        let driver = driver.clone();
+        let waker = second.waker();
+        thread::spawn(move || {
+            let _entered = driver.handle().enter();
+            let next = Instant::now() + period;
+            every.reset_at(next);
+            let polled = every.poll_tick(&mut cx(&waker));
+            (every, next, polled, Instant::now())
+        })
+    };
+    let firer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(period))
+    };
+    let (mut every, next, polled, polled_at) = task.join().unwrap();
+    firer.join().unwrap();
+
+    let waker = second.waker();
+    match polled {
+        Poll::Ready(due) => {
+            assert_eq!(due, next, "ticked for a time other than the reset's");
+            assert!(due <= polled_at, "ticked before it was due");
+        }
+        Poll::Pending => {
+            let now = Instant::now();
+            if next > now {
+                assert_eq!(second.woken(), 0, "woken before the reset tick");
+                driver.advance(next - now);
+            }
+            assert!(second.woken() > 0, "the reset tick's wake-up was lost");
+            assert_eq!(every.poll_tick(&mut cx(&waker)), Poll::Ready(next));
+        }
+    }
+    // The schedule goes on from the reset tick.
+    assert!(every.poll_tick(&mut cx(&waker)).is_pending());
+    drop((every, waker));
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&first);
+    assert_released(&second);
+}
+
+/// Model 8, a multi-thread runtime's shards: a `Sleep` made on worker 2
+/// and first polled on worker 1 files on worker 1's shard; it is then
+/// dropped on worker 2 while worker 1 fires its shard. The drop finds the
+/// shard the sleep is filed on: once it returns, the waker is never
+/// called, and neither shard keeps anything.
+pub fn shard_drop_from_another_worker() {
+    let first = Arc::new(model::shard(1, || {}));
+    let second = Arc::new(model::shard(1, || {}));
+    first.pause();
+    second.pause();
+    let recorder = Recorder::new("shard cross-worker drop");
+    let mut timer = {
+        let _on_second = second.handle().enter();
+        Box::pin(time::sleep(TICK))
+    };
+    {
+        let _on_first = first.handle().enter();
+        assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+    }
+    assert_eq!(
+        first.handle().pending_timers(),
+        1,
+        "filed on the polling worker's shard"
+    );
+    assert_eq!(second.handle().pending_timers(), 0);
+
+    let worker_two = {
+        let second = second.clone();
+        let recorder = recorder.clone();
+        thread::spawn(move || {
+            let _on_second = second.handle().enter();
+            drop(timer);
+            recorder.forbid();
+        })
+    };
+    let worker_one = {
+        let first = first.clone();
+        // Past the sleep's deadline whatever ticks the two paused clocks
+        // stopped on.
+        thread::spawn(move || first.advance(3 * TICK))
+    };
+    worker_two.join().unwrap();
+    let fired = worker_one.join().unwrap();
+
+    assert_eq!(recorder.woken(), fired);
+    for shard in [&first, &second] {
+        assert_eq!(shard.handle().pending_timers(), 0);
+        model::check(shard);
+    }
+    assert_released(&recorder);
+}
+
+/// Model 8b, a shard's worker parking vs a reset from another thread: the
+/// worker plans its park (blocking in mio until the earliest deadline)
+/// while another thread resets one of its shard's sleeps to an earlier
+/// deadline. If the worker would sleep past the new deadline, the reset
+/// wakes it through its unpark hook (the `mio::Waker`); otherwise loom
+/// reports the deadlock.
+pub fn shard_reset_wakes_parked_worker() {
+    let mio = Arc::new(MioWaker::new());
+    let shard = {
+        let mio = mio.clone();
+        Arc::new(model::shard(1, move || mio.wake()))
+    };
+    shard.pause();
+    let _entered = shard.handle().enter();
+    let recorder = Recorder::new("shard reset");
+    let start = Instant::now();
+    let earlier = start + TICK;
+    let mut timer = Box::pin(time::sleep_until(start + 5 * TICK));
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+    assert_eq!(mio.wakes(), 0, "woken with nobody parked");
+
+    let worker = {
+        let shard = shard.clone();
+        let mio = mio.clone();
+        thread::spawn(move || {
+            if let Some(until) = model::begin_park(&shard) {
+                if until.is_none_or(|until| until > earlier.into_std()) {
+                    mio.wait(); // would sleep past the new deadline
+                }
+                model::end_park(&shard);
+            }
+        })
+    };
+    let other = thread::spawn(move || {
+        timer.as_mut().reset(earlier);
+        timer
+    });
+    worker.join().unwrap();
+    let mut timer = other.join().unwrap();
+
+    assert_eq!(shard.advance(TICK), 1, "fires at the new deadline");
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
+    drop(timer);
+    model::check(&shard);
+    assert_released(&recorder);
+}
+
+fn cx(waker: &std::task::Waker) -> std::task::Context<'_> {
+    std::task::Context::from_waker(waker)
+}
