@@ -87,6 +87,41 @@ pub fn reset_vs_expiry() {
     assert_released(&recorder);
 }
 
+/// Model 2b, reset, poll and drop vs expiry: as model 2, but the task then
+/// drops its `Sleep`. The old registration, handed out for waking just
+/// before the reset, may be being woken on the firing thread: once the
+/// drop returns, no waker of the sleep's is called, neither the old
+/// registration's nor the new one's.
+pub fn reset_poll_drop_vs_expiry() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let recorder = Recorder::new("reset, poll, drop vs expiry");
+    let start = Instant::now();
+    let mut timer = Box::pin(time::sleep_until(start + TICK));
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+
+    let task = {
+        let recorder = recorder.clone();
+        thread::spawn(move || {
+            timer.as_mut().reset(start + 3 * TICK);
+            assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+            drop(timer);
+            recorder.forbid();
+        })
+    };
+    let firer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(TICK))
+    };
+    task.join().unwrap();
+    firer.join().unwrap();
+
+    assert_eq!(driver.advance(2 * TICK), 0, "the dropped sleep fired");
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&recorder);
+}
+
 /// Model 3, concurrent registration: two threads each read the clock and
 /// register a sleep of the same duration (long enough to be filed in a
 /// Lawn bucket, not the near window) while a third advances the clock.

@@ -14,7 +14,7 @@ use loom::sync::{Condvar, Mutex};
 
 /// The preemption bound used when `LOOM_MAX_PREEMPTIONS` is not set: every
 /// interleaving with at most this many preemptions is explored.
-pub const DEFAULT_PREEMPTIONS: usize = 2;
+pub const DEFAULT_PREEMPTIONS: usize = 5;
 
 /// One tick of the models' drivers (they use 1 ms ticks).
 pub(crate) const TICK: Duration = Duration::from_millis(1);

@@ -15,6 +15,11 @@ fn model_2_reset_vs_expiry() {
 }
 
 #[test]
+fn model_2b_reset_poll_drop_vs_expiry() {
+    model(reset_poll_drop_vs_expiry);
+}
+
+#[test]
 fn model_3_concurrent_registration() {
     model(concurrent_registration);
 }
