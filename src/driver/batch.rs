@@ -179,19 +179,6 @@ impl Shared {
         inner
     }
 
-    /// Makes sure the waker of a handed-out timer is not called from now on
-    /// if its call has not begun, without waiting for anything: for a sleep
-    /// that files itself again (its new registration's waker serves).
-    pub(crate) fn skip(&self, key: TimerKey) {
-        if self.batch.calling.load(SeqCst) == IDLE {
-            return;
-        }
-        let inner = lock(&self.inner);
-        if let Some(position) = inner.batch.keys.iter().position(|&k| k == key) {
-            self.batch.skip.fetch_or(1 << position, SeqCst);
-        }
-    }
-
     /// Cancels the timer under `key`. When this returns, its waker has been
     /// dropped, or has been called and will not be called again.
     pub(crate) fn deregister(&self, key: TimerKey) {
@@ -205,7 +192,8 @@ impl Shared {
     }
 
     /// For a timer handed out for waking under `key` (its `Sleep` saw it
-    /// fire): makes sure its waker is not called after this returns.
+    /// fire, or files itself again and forgets the old key): makes sure its
+    /// waker is not called after this returns.
     pub(crate) fn forget(&self, key: TimerKey) {
         // Cheap test first: the handout was seen under the lock, after the
         // batch that made it began, so `IDLE` here means that batch ended.

@@ -322,8 +322,11 @@ impl Sleep {
             Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
-                    // is being polled) and must not outlive the sleep.
-                    this.handle.shared.skip(old);
+                    // is being polled), and the sleep forgets its key now:
+                    // make sure that waker is not called once this returns
+                    // (it may be being called on the firing thread), or a
+                    // drop of the sleep would not cover it.
+                    this.handle.shared.forget(old);
                 }
                 *this.state = State::Registered(key);
                 *this.tick = due.0;
