@@ -13,34 +13,109 @@ use crate::support::{
     assert_released, catch, paused_driver, poll, MioWaker, Recorder, SHUT_DOWN, TICK,
 };
 
-/// Model 1, cancel vs expiry: one thread drops a registered `Sleep` while
-/// another fires due timers. Once the drop returns the waker is never
-/// called; the timer's slot is freed once; no waker clone is left behind.
+/// Model 1, cancel vs expiry: two timers due at the same tick (one wake
+/// batch); a task polls the second once more and drops it while another
+/// thread fires the batch. Once the drop returns the dropped timer's waker
+/// is never called (whether the drop found it filed, handed out and not
+/// yet woken, being woken, or already woken and seen by the poll); its
+/// slot is freed; the other timer fires; no waker clone is left behind.
 pub fn cancel_vs_expiry() {
     let driver = Arc::new(paused_driver());
     let _entered = driver.handle().enter();
-    let recorder = Recorder::new("cancel vs expiry");
+    let (kept, dropped) = two_due_timers(&driver);
+    let dropped_recorder = dropped.1.clone();
+    let fired = {
+        let canceller = spawn_canceller(dropped);
+        let firer = {
+            let driver = driver.clone();
+            thread::spawn(move || driver.advance(TICK))
+        };
+        canceller.join().unwrap();
+        firer.join().unwrap()
+    };
+    assert_cancelled(&driver, kept, &dropped_recorder, fired);
+}
+
+/// Model 1b, cancel vs two firing threads: as model 1 with one timer, but
+/// two threads fire at once (a wake batch in flight makes the other wait
+/// for it to end: batches never overlap).
+pub fn cancel_vs_two_firers() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let recorder = Recorder::new("cancel vs two firers");
     let mut timer = Box::pin(time::sleep(TICK));
     assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
-
-    let canceller = {
-        let recorder = recorder.clone();
-        thread::spawn(move || {
-            drop(timer);
-            recorder.forbid();
-        })
+    let fired = {
+        let canceller = spawn_canceller((timer, recorder.clone()));
+        let advancer = {
+            let driver = driver.clone();
+            thread::spawn(move || driver.advance(TICK))
+        };
+        let processor = {
+            let driver = driver.clone();
+            thread::spawn(move || driver.process())
+        };
+        canceller.join().unwrap();
+        advancer.join().unwrap() + processor.join().unwrap()
     };
-    let firer = {
-        let driver = driver.clone();
-        thread::spawn(move || driver.advance(TICK))
-    };
-    canceller.join().unwrap();
-    let fired = firer.join().unwrap();
-
+    assert!(fired <= 1, "woken {fired} times");
     assert_eq!(recorder.woken(), fired, "wake-ups counted by the driver");
     assert_eq!(driver.handle().pending_timers(), 0);
     model::check(&driver);
     assert_released(&recorder);
+}
+
+/// A timer and its recorder.
+type Timer = (std::pin::Pin<Box<time::Sleep>>, std::sync::Arc<Recorder>);
+
+/// Two sleeps due at the next tick, both registered (filed in this order,
+/// so one batch hands them out in this order): the one a model keeps, and
+/// the one it drops.
+fn two_due_timers(driver: &lawn_rt::driver::Driver) -> (Timer, Timer) {
+    let make = |what| {
+        // Wakers that call back into the driver, as a task's may.
+        let recorder = Recorder::reentrant(what, driver);
+        let mut timer = Box::pin(time::sleep(TICK));
+        assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+        (timer, recorder)
+    };
+    let timers = (make("the timer kept"), make("the timer dropped"));
+    assert_eq!(driver.handle().pending_timers(), 2);
+    timers
+}
+
+/// A task that polls its timer once more (it may find it fired) and drops
+/// it; from then on its waker must not be called.
+fn spawn_canceller((mut timer, recorder): Timer) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let _ = poll(timer.as_mut(), &recorder.waker());
+        drop(timer);
+        recorder.forbid();
+    })
+}
+
+/// The end of a cancel model: the kept timer fired once, the dropped one
+/// at most once (and before its drop returned: its recorder checks that),
+/// the driver counted exactly those wake-ups, nothing is filed or held.
+#[track_caller]
+fn assert_cancelled(
+    driver: &lawn_rt::driver::Driver,
+    (timer, kept): Timer,
+    dropped: &std::sync::Arc<Recorder>,
+    fired: usize,
+) {
+    assert_eq!(kept.woken(), 1, "the timer kept was not woken once");
+    assert!(dropped.woken() <= 1, "the dropped timer was woken twice");
+    assert_eq!(
+        kept.woken() + dropped.woken(),
+        fired,
+        "wake-ups counted by the driver"
+    );
+    drop(timer);
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(driver);
+    assert_released(&kept);
+    assert_released(dropped);
 }
 
 /// Model 2, reset vs expiry: a task resets its registered `Sleep` to a
@@ -50,7 +125,7 @@ pub fn cancel_vs_expiry() {
 pub fn reset_vs_expiry() {
     let driver = Arc::new(paused_driver());
     let _entered = driver.handle().enter();
-    let recorder = Recorder::new("reset vs expiry");
+    let recorder = Recorder::reentrant("reset vs expiry", &driver);
     let start = Instant::now();
     let later = start + 3 * TICK;
     let mut timer = Box::pin(time::sleep_until(start + TICK));
@@ -131,6 +206,16 @@ pub fn reset_poll_drop_vs_expiry() {
 pub fn concurrent_registration() {
     const TTL: Duration = Duration::from_secs(10); // 10,000 ticks
     let driver = Arc::new(paused_driver());
+    // A timer of the same length first: the Lawn gives a length it has
+    // seen before an exact bucket of its own, which the registrations
+    // below share when they file the same length.
+    let (earlier, earlier_recorder) = {
+        let _entered = driver.handle().enter();
+        let recorder = Recorder::new("earlier registration");
+        let mut timer = Box::pin(time::sleep(TTL));
+        assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+        (timer, recorder)
+    };
     let registrar = |what: &'static str| {
         let driver = driver.clone();
         thread::spawn(move || {
@@ -147,7 +232,11 @@ pub fn concurrent_registration() {
         let driver = driver.clone();
         thread::spawn(move || driver.advance(TICK))
     };
-    let mut timers = [first.join().unwrap(), second.join().unwrap()];
+    let mut timers = [
+        (earlier, earlier_recorder),
+        first.join().unwrap(),
+        second.join().unwrap(),
+    ];
     assert_eq!(advancer.join().unwrap(), 0);
     model::check(&driver);
 
@@ -229,7 +318,7 @@ pub fn waker_replacement_vs_expiry() {
 pub fn shutdown_vs_registration() {
     let driver = Arc::new(paused_driver());
     let _entered = driver.handle().enter();
-    let recorder = Recorder::new("shutdown vs registration");
+    let recorder = Recorder::reentrant("shutdown vs registration", &driver);
     let mut timer = Box::pin(time::sleep(TICK));
 
     let task = {

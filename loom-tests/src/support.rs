@@ -8,7 +8,7 @@ use std::sync::Once;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use lawn_rt::driver::Driver;
+use lawn_rt::driver::{Driver, Handle};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::{Condvar, Mutex};
 
@@ -61,14 +61,29 @@ pub(crate) struct Recorder {
     what: &'static str,
     woken: AtomicUsize,
     forbidden: AtomicBool,
+    /// A driver the waker calls into when woken, as a real waker may
+    /// (wakers are called with no driver lock held; one called under the
+    /// lock deadlocks here, and loom reports it).
+    reenters: Option<Handle>,
 }
 
 impl Recorder {
     pub(crate) fn new(what: &'static str) -> std::sync::Arc<Recorder> {
+        Recorder::build(what, None)
+    }
+
+    /// A recorder whose waker, when woken, asks `driver` how many timers it
+    /// holds (taking its lock).
+    pub(crate) fn reentrant(what: &'static str, driver: &Driver) -> std::sync::Arc<Recorder> {
+        Recorder::build(what, Some(driver.handle().clone()))
+    }
+
+    fn build(what: &'static str, reenters: Option<Handle>) -> std::sync::Arc<Recorder> {
         std::sync::Arc::new(Recorder {
             what,
             woken: AtomicUsize::new(0),
             forbidden: AtomicBool::new(false),
+            reenters,
         })
     }
 
@@ -97,6 +112,9 @@ impl Wake for Recorder {
             "{}: woken after its timer's drop returned",
             self.what
         );
+        if let Some(driver) = &self.reenters {
+            let _ = driver.pending_timers();
+        }
         self.woken.fetch_add(1, SeqCst);
     }
 }

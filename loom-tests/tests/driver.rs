@@ -10,6 +10,11 @@ fn model_1_cancel_vs_expiry() {
 }
 
 #[test]
+fn model_1b_cancel_vs_two_firers() {
+    model(cancel_vs_two_firers);
+}
+
+#[test]
 fn model_2_reset_vs_expiry() {
     model(reset_vs_expiry);
 }
