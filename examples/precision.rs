@@ -23,10 +23,20 @@
 //! of `sleep(200 µs)` and `sleep(1 ms)` at most a quarter of tokio's, p99 no
 //! worse than tokio's; a resolution below 1 ms must deliver it too.
 //!
-//! Run: `cargo run --release --example precision [-- --samples N | --quick]`
-//! (exit status 1 if any sleep woke early).
+//! With `--csv PATH` the run also writes every raw sample to `PATH`, one
+//! CSV row `runtime,scenario,duration_us,lateness_ns` per sleep after a
+//! header line (runtime and scenario as in the table, e.g.
+//! `lawn_rt default (100µs),1 task,200,61234`); `examples/charts` draws
+//! `docs/charts/lateness.svg` from it. The printed output is the same
+//! either way.
+//!
+//! Run: `cargo run --release --example precision [-- --samples N | --quick] [--csv PATH]`
+//! (exit status 1 if any sleep woke early, after the CSV is written).
 
+use std::fs::File;
 use std::future::Future;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
@@ -270,10 +280,13 @@ impl Stats {
 
 struct Options {
     samples: usize,
+    /// Where `--csv` writes the raw samples.
+    csv: Option<PathBuf>,
 }
 
 fn parse_args() -> Options {
     let mut samples = DEFAULT_SAMPLES;
+    let mut csv = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -284,20 +297,36 @@ fn parse_args() -> Options {
                     usage(&format!("--samples takes a number of at least {ROUNDS}"))
                 });
             }
+            "--csv" => {
+                let path = args.next().filter(|p| !p.is_empty());
+                csv = Some(PathBuf::from(
+                    path.unwrap_or_else(|| usage("--csv takes a file path")),
+                ));
+            }
             other => usage(&format!("unknown argument {other:?}")),
         }
     }
-    Options { samples }
+    Options { samples, csv }
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!("precision: {problem}");
-    eprintln!("usage: cargo run --release --example precision [-- --samples N | --quick]");
+    eprintln!(
+        "usage: cargo run --release --example precision [-- --samples N | --quick] [--csv PATH]"
+    );
     std::process::exit(2);
 }
 
 fn main() {
     let options = parse_args();
+    // Created before measuring, so a bad path fails at once.
+    let csv = options.csv.as_ref().map(|path| {
+        let file = File::create(path).unwrap_or_else(|e| {
+            eprintln!("precision: cannot create {}: {e}", path.display());
+            std::process::exit(2);
+        });
+        (path, BufWriter::new(file))
+    });
     let subjects = [
         Subject::lawn(
             format!("lawn_rt default ({DEFAULT_TIMER_RESOLUTION:?})"),
@@ -315,6 +344,15 @@ fn main() {
         started.elapsed().as_secs_f64(),
         load_average()
     );
+    if let Some((path, out)) = csv {
+        match write_csv(out, &subjects, &series) {
+            Ok(rows) => eprintln!("precision: wrote {rows} samples to {}", path.display()),
+            Err(e) => {
+                eprintln!("precision: writing {} failed: {e}", path.display());
+                std::process::exit(2);
+            }
+        }
+    }
     print_table(&subjects, &series);
     println!();
     let early = print_verdicts(&subjects, &series);
@@ -403,6 +441,25 @@ fn measure_turn(
         entry.times.add_since(start);
         entry.samples.extend(samples);
     }
+}
+
+/// Writes every sample as a CSV row `runtime,scenario,duration_us,lateness_ns`
+/// after a header line; returns the number of rows. (Runtime and scenario
+/// names hold no commas or quotes, so no field needs quoting.)
+fn write_csv(mut out: impl Write, subjects: &[Subject], series: &[Series]) -> io::Result<usize> {
+    writeln!(out, "runtime,scenario,duration_us,lateness_ns")?;
+    let mut rows = 0;
+    for entry in series {
+        let runtime = &subjects[entry.subject].name;
+        let scenario = entry.scenario.label();
+        let micros = entry.d.as_micros();
+        for late in &entry.samples {
+            writeln!(out, "{runtime},{scenario},{micros},{late}")?;
+        }
+        rows += entry.samples.len();
+    }
+    out.flush()?;
+    Ok(rows)
 }
 
 fn micros(ns: i64) -> String {
