@@ -35,11 +35,6 @@ fn model_4_waker_replacement_vs_expiry() {
 }
 
 #[test]
-fn model_4b_lock_free_repoll_vs_expiry() {
-    model(repoll_vs_expiry);
-}
-
-#[test]
 fn model_5_shutdown_vs_registration() {
     model(shutdown_vs_registration);
 }

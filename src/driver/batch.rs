@@ -128,7 +128,6 @@ impl Shared {
             }
             batch.firing = Some(me);
             batch.started += 1;
-            self.bump_epoch();
             self.batch.skip.store(0, SeqCst);
             self.batch.calling.store(0, SeqCst);
             drop(inner);

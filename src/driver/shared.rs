@@ -11,12 +11,6 @@
 //!   released, so a waker may drop or register timers.
 //! - `shut_down` mirrors `Inner::shutdown` (set under the lock, never
 //!   cleared) so a poll can see it without locking.
-//! - `epoch` counts hand-outs: it is bumped, under the lock, whenever
-//!   timers leave the Lawn to be woken (a batch, a reset or `fire_now` into
-//!   the past, shutdown), before their wakers are called. A `Sleep` that
-//!   saw its timer filed at epoch `e` (read under the lock) and still reads
-//!   `e` knows, without the lock, that its waker has not been called since:
-//!   its re-poll with the same waker is `Pending` at the cost of one load.
 //! - `parked_until` is the tick the parked driver wakes at on its own
 //!   (`u64::MAX`: only when unparked). A registration due earlier lowers it
 //!   and signals `unpark`; every other registration costs no system call.
@@ -31,7 +25,7 @@ use super::batch::Batch;
 use super::clock::{checked_add_or_far, Clock, Tick};
 use super::error::Error;
 use crate::lawn::{Lawn, TimerKey};
-use crate::loom::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::loom::atomic::{AtomicBool, Ordering};
 use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
 
 /// The most timers one driver holds (the Lawn's limit).
@@ -59,8 +53,6 @@ pub(crate) struct Shared {
     pub(super) batch: Batch,
     /// Set once the driver has shut down.
     shut_down: AtomicBool,
-    /// Hand-outs so far (see the ground rules); written under the lock.
-    epoch: AtomicU64,
 }
 
 pub(super) struct Inner {
@@ -105,9 +97,8 @@ pub(crate) enum Park {
 
 /// What a registration found.
 pub(crate) enum Registered {
-    /// Filed under this key (due at the tick its deadline rounds up to;
-    /// the waker is called then), at this [`epoch`](Shared::epoch).
-    Pending(TimerKey, u64),
+    /// Filed under this key, due at this tick; the waker is called then.
+    Pending(TimerKey, Tick),
     /// Already due: nothing was filed.
     Due,
 }
@@ -133,7 +124,6 @@ impl Shared {
             },
             batch: Batch::new(),
             shut_down: AtomicBool::new(false),
-            epoch: AtomicU64::new(0),
         }
     }
 
@@ -163,12 +153,11 @@ impl Shared {
         }
         let key = inner.lawn.insert(now, due - now, waker);
         let unpark = inner.lower_parked_until(due);
-        let epoch = self.epoch.load(Ordering::Relaxed);
         drop(inner);
         if unpark {
             self.wake_parked();
         }
-        Ok(Registered::Pending(key, epoch))
+        Ok(Registered::Pending(key, Tick(due)))
     }
 
     /// Moves a pending timer to `deadline` (not yet due), keeping its
@@ -189,9 +178,6 @@ impl Shared {
         if due <= now {
             // Due already: hand it out now.
             let removed = inner.lawn.remove(key);
-            if removed.is_some() {
-                self.bump_epoch();
-            }
             drop(inner);
             return Ok(removed.map(|waker| {
                 waker.wake();
@@ -215,9 +201,6 @@ impl Shared {
     pub(crate) fn fire_now(&self, key: TimerKey) -> bool {
         let mut inner = lock(&self.inner);
         let removed = inner.lawn.remove(key);
-        if removed.is_some() {
-            self.bump_epoch();
-        }
         drop(inner);
         match removed {
             Some(waker) => {
@@ -229,19 +212,15 @@ impl Shared {
     }
 
     /// Whether the timer under `key` is still filed, storing `waker` in it
-    /// if it is (and does not already wake the same task): the
-    /// [`epoch`](Shared::epoch) as of that look, or `None` if it was handed
-    /// out for waking.
-    pub(crate) fn poll_pending(&self, key: TimerKey, waker: &Waker) -> Result<Option<u64>, Error> {
+    /// if it is (and does not already wake the same task).
+    pub(crate) fn poll_pending(&self, key: TimerKey, waker: &Waker) -> Result<bool, Error> {
         let inner = lock(&self.inner);
         if inner.shutdown {
             return Err(Error::shutdown());
         }
         match inner.lawn.get(key) {
-            None => return Ok(None),
-            Some(stored) if stored.will_wake(waker) => {
-                return Ok(Some(self.epoch.load(Ordering::Relaxed)))
-            }
+            None => return Ok(false),
+            Some(stored) if stored.will_wake(waker) => return Ok(true),
             Some(_) => {}
         }
         // Another task polls it now: swap the waker, cloning it outside the
@@ -253,28 +232,12 @@ impl Shared {
             return Err(Error::shutdown());
         }
         let Some(stored) = inner.lawn.get_mut(key) else {
-            return Ok(None);
+            return Ok(false);
         };
         let old = std::mem::replace(stored, new);
-        let epoch = self.epoch.load(Ordering::Relaxed);
         drop(inner);
         drop(old);
-        Ok(Some(epoch))
-    }
-
-    /// Hand-outs so far: unchanged since a look under the lock that found a
-    /// timer filed means that timer's waker has not been called since (see
-    /// the ground rules).
-    #[inline]
-    pub(crate) fn epoch(&self) -> u64 {
-        self.epoch.load(Ordering::Acquire)
-    }
-
-    /// Records a hand-out; called under the lock, before the wakers handed
-    /// out are called.
-    #[inline]
-    pub(super) fn bump_epoch(&self) {
-        self.epoch.fetch_add(1, Ordering::Release);
+        Ok(true)
     }
 
     /// Whether the timer under `key` has been handed out for waking (`true`
@@ -401,7 +364,6 @@ impl Shared {
         }
         inner.shutdown = true;
         self.shut_down.store(true, Ordering::Release);
-        self.bump_epoch();
         let mut lawn = std::mem::take(&mut inner.lawn);
         drop(inner);
         self.wake_parked();

@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::marker::PhantomPinned;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::coop;
@@ -80,61 +80,27 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(Handle::current(), deadline, UNKNOWN)
 }
 
-/// `word` of an unregistered sleep when the tick it was made at is not
-/// known.
+/// `tick` when the tick the sleep was made at is not known.
 const UNKNOWN: u64 = u64::MAX;
 
-/// Where a [`Sleep`] stands with its driver (decoded from its fields by
-/// [`Sleep::state`]). A key kept in `Unregistered` or `Elapsed` is an
-/// earlier registration that was handed out for waking: on drop, the
-/// driver makes sure its waker is not called afterwards.
+/// Where a [`Sleep`] stands with its driver. A key kept in `Unregistered`
+/// or `Elapsed` is an earlier registration that was handed out for waking:
+/// on drop, the driver makes sure its waker is not called afterwards.
 #[derive(Clone, Copy, Debug)]
 enum State {
     /// Not filed: never polled, or reset after its registration fired.
-    /// `word` is a tick this driver's clock has reached, or `UNKNOWN`.
+    /// `tick` is a tick this driver's clock has reached, or `UNKNOWN`.
     Unregistered(Option<TimerKey>),
-    /// Filed under this key (for the tick its deadline rounds up to);
-    /// `word` is the driver's epoch when the sleep last saw it filed.
+    /// Filed under this key; `tick` is the tick it is filed for.
     Registered(TimerKey),
     /// Completed.
     Elapsed(Option<TimerKey>),
-}
-
-/// A sleep's phase, packed with the identity of the waker its filed timer
-/// holds: the data and vtable addresses of the waker it was last polled
-/// with (wakers with equal ones are the same waker). A vtable's address is
-/// never 0 or 1 (a reference to a struct of function pointers), which
-/// leaves those for the other two phases: 16 bytes, where an enum with the
-/// identity in one variant would take 24.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Phase {
-    data: usize,
-    vtable: usize,
-}
-
-impl Phase {
-    const UNREGISTERED: Phase = Phase { data: 0, vtable: 0 };
-    const ELAPSED: Phase = Phase { data: 0, vtable: 1 };
-
-    /// Registered, the filed timer holding (a clone of) `waker`.
-    #[inline]
-    fn filed_with(waker: &Waker) -> Phase {
-        Phase {
-            data: waker.data() as usize,
-            vtable: std::ptr::from_ref(waker.vtable()) as usize,
-        }
-    }
 }
 
 pin_project_lite::pin_project! {
     /// The future [`sleep`] and [`sleep_until`] return; like
     /// `tokio::time::Sleep`: `Send + Sync`, `!Unpin` (pin it with
     /// [`std::pin::pin!`] or `Box::pin` to poll it by hand or reuse it).
-    ///
-    /// Polling a registered sleep again from the same task (a `select!`
-    /// loop, a [`Timeout`](crate::time::Timeout) around a busy future)
-    /// takes no lock while the driver has handed nothing out since the
-    /// sleep last looked: one atomic load and a comparison of wakers.
     ///
     /// # Examples
     ///
@@ -153,19 +119,20 @@ pin_project_lite::pin_project! {
         handle: Handle,
         deadline: Instant,
         // See `State`.
-        word: u64,
-        key: Option<TimerKey>,
-        phase: Phase,
+        tick: u64,
+        state: State,
         #[pin]
         _pinned: PhantomPinned,
     }
 
     impl PinnedDrop for Sleep {
         fn drop(this: Pin<&mut Self>) {
-            let shared = &this.handle.shared;
-            match this.state() {
-                State::Registered(key) => shared.deregister(key),
-                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => shared.forget(key),
+            let this = this.project();
+            match *this.state {
+                State::Registered(key) => this.handle.shared.deregister(key),
+                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => {
+                    this.handle.shared.forget(key)
+                }
                 State::Unregistered(None) | State::Elapsed(None) => {}
             }
         }
@@ -177,57 +144,10 @@ impl Sleep {
         Sleep {
             handle,
             deadline,
-            word: tick,
-            key: None,
-            phase: Phase::UNREGISTERED,
+            tick,
+            state: State::Unregistered(None),
             _pinned: PhantomPinned,
         }
-    }
-
-    /// Where the sleep stands (see [`State`]).
-    #[inline]
-    fn state(&self) -> State {
-        match (self.phase, self.key) {
-            (Phase::UNREGISTERED, key) => State::Unregistered(key),
-            (Phase::ELAPSED, key) => State::Elapsed(key),
-            (_, Some(key)) => State::Registered(key),
-            (_, None) => unreachable!("lawn_rt: a registered sleep without a key"),
-        }
-    }
-
-    /// Not filed (keeping `handed_out`, an earlier registration's key),
-    /// made or reset at `tick` (or [`UNKNOWN`]).
-    #[inline]
-    fn set_unregistered(self: Pin<&mut Self>, handed_out: Option<TimerKey>, tick: u64) {
-        let this = self.project();
-        *this.phase = Phase::UNREGISTERED;
-        *this.key = handed_out;
-        *this.word = tick;
-    }
-
-    /// Completed (keeping `handed_out`, as for `set_unregistered`).
-    #[inline]
-    fn set_elapsed(self: Pin<&mut Self>, handed_out: Option<TimerKey>) {
-        let this = self.project();
-        *this.phase = Phase::ELAPSED;
-        *this.key = handed_out;
-    }
-
-    /// Seen filed under `key` at the driver's `epoch`, holding `waker`.
-    #[inline]
-    fn set_registered(self: Pin<&mut Self>, key: TimerKey, epoch: u64, waker: &Waker) {
-        let this = self.project();
-        *this.phase = Phase::filed_with(waker);
-        *this.key = Some(key);
-        *this.word = epoch;
-    }
-
-    /// Whether a registered sleep's timer is certainly still filed with
-    /// `waker`, known without the driver lock: it was last seen filed with
-    /// that waker, and nothing has been handed out since.
-    #[inline]
-    fn still_filed_with(&self, waker: &Waker) -> bool {
-        self.phase == Phase::filed_with(waker) && self.handle.shared.epoch() == self.word
     }
 
     /// The instant at which this sleep completes.
@@ -256,13 +176,11 @@ impl Sleep {
     /// assert!(!sleep.is_elapsed());
     /// ```
     pub fn is_elapsed(&self) -> bool {
-        match self.state() {
+        match self.state {
             State::Unregistered(_) => false,
             State::Elapsed(_) => true,
-            // Handed out means due: a filed timer is due at the tick its
-            // deadline rounds up to (a reset to another tick files it anew).
             State::Registered(key) => {
-                self.handle.shared.epoch() != self.word && self.handle.shared.is_fired(key)
+                self.handle.shared.is_fired(key) && self.due_by(Tick(self.tick))
             }
         }
     }
@@ -290,8 +208,8 @@ impl Sleep {
     /// });
     /// ```
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        if let State::Registered(_) = self.state() {
-            if self.handle.tick_ceil(deadline.into_std()) == self.filed_tick() {
+        if let State::Registered(_) = self.state {
+            if self.handle.tick_ceil(deadline.into_std()).0 == self.tick {
                 // Due at the tick it is filed for: nothing to re-file.
                 *self.project().deadline = deadline;
                 return;
@@ -301,10 +219,10 @@ impl Sleep {
         self.reset_at(deadline, Instant::from_std(now));
     }
 
-    /// The tick a registered sleep is filed for: its deadline's, rounded up.
+    /// Whether the deadline is due by `tick` (rounded up to a tick).
     #[inline]
-    fn filed_tick(&self) -> Tick {
-        self.handle.tick_ceil(self.deadline.into_std())
+    fn due_by(&self, tick: Tick) -> bool {
+        self.handle.tick_ceil(self.deadline.into_std()) <= tick
     }
 
     /// This sleep's driver's clock now.
@@ -314,19 +232,23 @@ impl Sleep {
 
     /// [`reset`](Sleep::reset) for a caller that has just read this sleep's
     /// clock ([`clock_now`](Sleep::clock_now)).
-    pub(crate) fn reset_at(mut self: Pin<&mut Self>, deadline: Instant, now: Instant) {
-        *self.as_mut().project().deadline = deadline;
-        let shared = &self.handle.shared;
-        let handed_out = match self.state() {
+    pub(crate) fn reset_at(self: Pin<&mut Self>, deadline: Instant, now: Instant) {
+        let this = self.project();
+        *this.deadline = deadline;
+        let shared = &this.handle.shared;
+        let handed_out = match *this.state {
             State::Registered(key) if deadline <= now => {
                 let fired = shared.fire_now(key);
-                return self.set_elapsed((!fired).then_some(key));
+                *this.state = State::Elapsed((!fired).then_some(key));
+                return;
             }
             State::Registered(key) => {
-                let from = self.handle.tick_of(now.into_std());
+                let from = this.handle.tick_of(now.into_std());
                 match shared.reset(key, deadline.into_std(), from) {
-                    // Filed again, for the tick `deadline` rounds up to.
-                    Ok(Some(_)) => return,
+                    Ok(Some(due)) => {
+                        *this.tick = due.0;
+                        return;
+                    }
                     // Handed out for waking, or the driver is gone (the
                     // next poll says so).
                     Ok(None) | Err(_) => Some(key),
@@ -335,16 +257,16 @@ impl Sleep {
             State::Unregistered(key) | State::Elapsed(key) => key,
         };
         if deadline <= now {
-            self.set_elapsed(handed_out);
+            *this.state = State::Elapsed(handed_out);
         } else {
-            let tick = self.handle.tick_of(now.into_std()).0;
-            self.set_unregistered(handed_out, tick);
+            *this.state = State::Unregistered(handed_out);
+            *this.tick = this.handle.tick_of(now.into_std()).0;
         }
     }
 
     /// Polls for completion, registering or updating the waker.
     fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if matches!(self.state(), State::Unregistered(None)) {
+        if matches!(self.state, State::Unregistered(None)) {
             // Made where no driver was entered (`rt.block_on(sleep(d))`
             // builds the sleep before `block_on` enters the runtime), it
             // belongs to the runtime it is first polled in, if any (not to
@@ -355,38 +277,33 @@ impl Sleep {
             if let Some(entered) = rebind_target(&self.handle) {
                 let this = self.as_mut().project();
                 *this.handle = entered;
-                *this.word = UNKNOWN;
+                *this.tick = UNKNOWN;
             }
         }
         if self.handle.shared.is_shutdown() {
             panic!("{}", Error::shutdown());
         }
-        let (from, handed_out) = match self.state() {
+        let (from, handed_out) = match self.state {
             State::Elapsed(_) => return Poll::Ready(()),
-            // Polled again by the same task, nothing handed out since it
-            // last looked: still filed, no lock needed.
-            State::Registered(_) if self.still_filed_with(cx.waker()) => return Poll::Pending,
             State::Registered(key) => match self.handle.shared.poll_pending(key, cx.waker()) {
-                Ok(Some(epoch)) => {
-                    self.set_registered(key, epoch, cx.waker());
-                    return Poll::Pending;
-                }
-                // Handed out: due (see `is_elapsed`).
-                Ok(None) => {
-                    self.set_elapsed(Some(key));
+                Ok(true) => return Poll::Pending,
+                // Handed out: due, unless the deadline was pushed later.
+                Ok(false) if self.due_by(Tick(self.tick)) => {
+                    *self.project().state = State::Elapsed(Some(key));
                     return Poll::Ready(());
                 }
+                Ok(false) => (Tick(self.tick), Some(key)),
                 Err(err) => panic!("{err}"),
             },
-            State::Unregistered(key) if self.word == UNKNOWN => {
+            State::Unregistered(key) if self.tick == UNKNOWN => {
                 let now = self.handle.now();
                 if self.deadline.into_std() <= now {
-                    self.set_elapsed(key);
+                    *self.project().state = State::Elapsed(key);
                     return Poll::Ready(());
                 }
                 (self.handle.tick_of(now), key)
             }
-            State::Unregistered(key) => (Tick(self.word), key),
+            State::Unregistered(key) => (Tick(self.tick), key),
         };
         self.register(from, handed_out, cx)
     }
@@ -398,24 +315,25 @@ impl Sleep {
         handed_out: Option<TimerKey>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
-        self.handle.before_register();
-        let deadline = self.deadline.into_std();
-        let shared = &self.handle.shared;
-        match shared.register(deadline, from, cx.waker()) {
-            Ok(Registered::Pending(key, epoch)) => {
+        let this = self.project();
+        this.handle.before_register();
+        let deadline = this.deadline.into_std();
+        match this.handle.shared.register(deadline, from, cx.waker()) {
+            Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
                     // is being polled), and the sleep forgets its key now:
                     // make sure that waker is not called once this returns
                     // (it may be being called on the firing thread), or a
                     // drop of the sleep would not cover it.
-                    shared.forget(old);
+                    this.handle.shared.forget(old);
                 }
-                self.set_registered(key, epoch, cx.waker());
+                *this.state = State::Registered(key);
+                *this.tick = due.0;
                 Poll::Pending
             }
             Ok(Registered::Due) => {
-                self.set_elapsed(handed_out);
+                *this.state = State::Elapsed(handed_out);
                 Poll::Ready(())
             }
             Err(err) => panic!("{err}"),
@@ -445,7 +363,7 @@ impl std::fmt::Debug for Sleep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sleep")
             .field("deadline", &self.deadline)
-            .field("state", &self.state())
+            .field("state", &self.state)
             .finish()
     }
 }
