@@ -13,6 +13,8 @@
 //!   registers) and dropped (it deregisters): the request-timeout pattern.
 //! * `reset/{warm,cold}`: one registered sleep, `reset(Instant::now() + 5 s)`
 //!   and polled once per iteration: the idle-timeout pattern.
+//! * `repoll/warm`: one registered sleep polled again by the same task (a
+//!   `select!` loop, a `Timeout` around a busy future): no reset, no clock.
 //! * `register_drop/{fixed10,uniform}`: 1,000,000 sleeps created and polled
 //!   once each, then all dropped; durations cycle through 1..=10 ms
 //!   (`fixed10`) or are uniform in 1 ms..1 h (`uniform`, one pre-drawn list
@@ -346,6 +348,32 @@ fn reset(c: &mut Criterion) {
     g.finish();
 }
 
+fn repoll(c: &mut Criterion) {
+    let mut g = c.benchmark_group("repoll");
+    g.bench_function(BenchmarkId::new("lawn_rt", "warm"), |b| {
+        let side = LawnSide::new(Warmth::Warm, BACKGROUND_SHORT, false);
+        let _entered = side.driver.handle().enter();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut sleep = pin!(lawn_rt::time::sleep(AHEAD));
+        assert!(sleep.as_mut().poll(&mut cx).is_pending());
+        b.iter(|| black_box(sleep.as_mut().poll(&mut cx)));
+        side.check();
+        assert!(!sleep.is_elapsed());
+    });
+    g.bench_function(BenchmarkId::new("tokio", "warm"), |b| {
+        let side = TokioSide::new(Warmth::Warm, BACKGROUND_SHORT, false, false);
+        side.rt.block_on(unconstrained(async {
+            let mut cx = Context::from_waker(Waker::noop());
+            let mut sleep = pin!(tokio::time::sleep(AHEAD));
+            assert!(sleep.as_mut().poll(&mut cx).is_pending());
+            b.iter(|| black_box(sleep.as_mut().poll(&mut cx)));
+            assert!(!sleep.is_elapsed());
+        }));
+        side.check();
+    });
+    g.finish();
+}
+
 /// One `register_drop` run: registers every sleep, drops them all; returns
 /// the time taken. Panics if any sleep was ready at once.
 fn register_drop_once<S: Future<Output = ()>>(
@@ -516,6 +544,7 @@ fn main() {
 
     churn(&mut c);
     reset(&mut c);
+    repoll(&mut c);
     register_drop(&mut c, n);
     // Last: it pauses a tokio clock (see the module docs).
     fire(&mut c, n);

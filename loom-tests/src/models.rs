@@ -310,6 +310,43 @@ pub fn waker_replacement_vs_expiry() {
     assert_released(&second);
 }
 
+/// Model 4b, re-poll vs expiry: a task polls its registered `Sleep` again
+/// with the same waker (nothing to swap) while another thread fires it. If
+/// that poll says `Pending`, the waker is woken; a poll after the firing
+/// (the task's next poll once woken) says `Ready`. (It also guards any
+/// future fast path for this poll, such as a lock-free one.)
+pub fn repoll_vs_expiry() {
+    let driver = Arc::new(paused_driver());
+    let _entered = driver.handle().enter();
+    let recorder = Recorder::new("the task's waker");
+    let mut timer = Box::pin(time::sleep(TICK));
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+
+    let firer = {
+        let driver = driver.clone();
+        thread::spawn(move || driver.advance(TICK))
+    };
+    let polled = poll(timer.as_mut(), &recorder.waker());
+    firer.join().unwrap();
+
+    if polled.is_pending() {
+        assert_eq!(
+            recorder.woken(),
+            1,
+            "a Pending re-poll was not woken (lost wake-up)"
+        );
+    }
+    assert!(
+        poll(timer.as_mut(), &recorder.waker()).is_ready(),
+        "the poll after the firing did not see it"
+    );
+    assert!(timer.is_elapsed());
+    drop(timer);
+    assert_eq!(driver.handle().pending_timers(), 0);
+    model::check(&driver);
+    assert_released(&recorder);
+}
+
 /// Model 5, shutdown vs registration: a task polls a new `Sleep` (its
 /// first poll registers it) while another thread shuts the driver down.
 /// Nothing hangs: a sleep filed before the shutdown has its waker woken

@@ -35,6 +35,11 @@ fn model_4_waker_replacement_vs_expiry() {
 }
 
 #[test]
+fn model_4b_repoll_vs_expiry() {
+    model(repoll_vs_expiry);
+}
+
+#[test]
 fn model_5_shutdown_vs_registration() {
     model(shutdown_vs_registration);
 }
