@@ -26,8 +26,6 @@ pub(crate) struct Clock {
     origin: StdInstant,
     /// Nanoseconds per tick, at least 1.
     resolution: u64,
-    /// Divides by `resolution` with a multiply (see [`Divider`]).
-    divider: Divider,
     paused_ever: AtomicBool,
     state: Mutex<State>,
 }
@@ -44,11 +42,9 @@ impl Clock {
     pub(crate) fn new(resolution: Duration) -> Clock {
         debug_assert!(!resolution.is_zero() && resolution <= MAX_RESOLUTION);
         let origin = StdInstant::now();
-        let resolution = resolution.as_nanos() as u64;
         Clock {
             origin,
-            resolution,
-            divider: Divider::new(resolution),
+            resolution: resolution.as_nanos() as u64,
             paused_ever: AtomicBool::new(false),
             state: Mutex::new(State {
                 base: origin,
@@ -153,60 +149,16 @@ impl Clock {
     #[inline]
     fn ticks_since_origin(&self, t: StdInstant) -> (u64, bool) {
         let since = t.saturating_duration_since(self.origin);
-        // Below 2^32 s (136 years) the nanoseconds are below 2^62, where
-        // the divider is exact.
-        if since.as_secs() < 1 << 32 {
+        // Below 2^34 s (544 years) the nanoseconds fit a u64.
+        if since.as_secs() < 1 << 34 {
             let nanos = since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos());
-            let ticks = self.divider.divide(nanos);
-            (ticks, ticks * self.resolution == nanos)
+            (nanos / self.resolution, nanos % self.resolution == 0)
         } else {
             let nanos = since.as_nanos();
             let resolution = u128::from(self.resolution);
             let floor = u64::try_from(nanos / resolution).unwrap_or(u64::MAX);
             (floor, nanos % resolution == 0)
         }
-    }
-}
-
-/// Division of nanosecond counts below 2^62 by a fixed divisor `d` (the
-/// resolution, at most 2^30) with a multiply and a shift instead of a
-/// hardware divide, which costs 10–40 cycles on every tick computation (two
-/// per timer start).
-///
-/// With `l = ceil(log2 d)` and `m = ceil(2^(62 + l) / d)` (below 2^63),
-/// `floor(n * m / 2^(62 + l)) == floor(n / d)` for every `n < 2^62`: `m * d`
-/// exceeds `2^(62 + l)` by less than `d <= 2^l`, which is the condition of
-/// Granlund and Montgomery's theorem 4.2 ("Division by invariant integers
-/// using multiplication", 1994). `n * m` is below 2^125: a `u128` holds it.
-#[derive(Clone, Copy, Debug)]
-struct Divider {
-    multiplier: u64,
-    shift: u32,
-}
-
-impl Divider {
-    /// Bits of the dividends [`divide`](Divider::divide) is exact for.
-    const BITS: u32 = 62;
-
-    fn new(d: u64) -> Divider {
-        assert!(
-            (1..=1 << 30).contains(&d),
-            "lawn_rt: a tick of {d} ns is out of range (1 ns..=1 s)"
-        );
-        let l = 64 - (d - 1).leading_zeros(); // ceil(log2 d); 0 for d = 1
-        let shift = Self::BITS + l;
-        let multiplier = (1u128 << shift).div_ceil(u128::from(d));
-        Divider {
-            multiplier: multiplier as u64,
-            shift,
-        }
-    }
-
-    /// `n / d` for `n < 2^62`.
-    #[inline]
-    fn divide(self, n: u64) -> u64 {
-        debug_assert!(n < 1 << Self::BITS);
-        ((u128::from(n) * u128::from(self.multiplier)) >> self.shift) as u64
     }
 }
 
@@ -242,51 +194,6 @@ mod tests {
         let due = clock.tick_ceil(far);
         assert!(clock.instant_of(due) >= far);
         assert_eq!(clock.tick_floor(clock.instant_of(due)), due);
-    }
-
-    #[test]
-    fn the_divider_matches_division() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let edges = [
-            1,
-            2,
-            3,
-            7,
-            10,
-            1_000,
-            100_000,
-            999_999,
-            1_000_000,
-            (1 << 30) - 1,
-            1 << 30,
-        ];
-        let random: Vec<u64> = (0..2_000).map(|_| 1 + next() % (1 << 30)).collect();
-        for d in edges.into_iter().chain(random) {
-            let divider = Divider::new(d);
-            let top = (1u64 << Divider::BITS) - 1;
-            let mut dividends = vec![
-                0,
-                1,
-                d - 1,
-                d,
-                d + 1,
-                top,
-                top - 1,
-                top / d * d,
-                top / d * d - 1,
-            ];
-            dividends.extend((0..200).map(|_| next() >> 2));
-            dividends.extend((0..50).map(|_| (next() >> 40) * d));
-            for n in dividends {
-                assert_eq!(divider.divide(n), n / d, "{n} / {d}");
-            }
-        }
     }
 
     #[test]
