@@ -42,12 +42,13 @@
 //!   iteration is one tick: advance + pop every due timer (`steady_tick`),
 //!   plus starting that tick's timers (`steady_tick_insert`; in
 //!   `steady_tick` they are started untimed). Each tick is timed by its own
-//!   `Instant` pair (~20 ns, against 1 to 20 µs per tick at 1e6). The prefill
+//!   `Instant` reads (~20 ns a pair, ~40 ns for tick + arrivals, against
+//!   1.5 µs to 200 µs per tick at 1e6). The prefill
 //!   and one longest TTL of ticks (120 000; 16 384 for the hashed wheel,
 //!   see `HASHED_SETTLE`) run untimed first, then the stream goes on across
 //!   warm-up and samples, so the samples are consecutive runs of ticks
-//!   (flat sampling, 2 s: about 100 000 ticks for the hierarchical wheel
-//!   at 1e6, 500 000 for the Lawn). Those runs include the wheel's cascades
+//!   (flat sampling, 2 s: about 200 000 ticks for the hierarchical wheel
+//!   at 1e6, a million for the Lawn). Those runs include the wheel's cascades
 //!   every 64 and 4 096 ticks roughly in proportion; its 262 144-tick
 //!   cascade lands in at most one sample, which the median ignores.
 //!   `benches/tick_cost.rs` gives the mean over a whole 262 144-tick block
@@ -61,11 +62,12 @@
 //! `uniform` at 1e5 (~40 s per benchmark), minutes at 1e6. The other groups
 //! include it.
 //!
-//! Run time: about 11 minutes for everything on 2 cores (10 samples per
-//! benchmark, 0.3 s warm-up, 1 s measurement; the CLI flags override these).
+//! Run time: about 10 minutes for everything on 2 cores (10 samples per
+//! benchmark, 0.3 s warm-up, 1 s measurement, 2 s for the steady groups;
+//! the CLI flags override these, but for the 2 s).
 //! Filter as usual, e.g. `cargo bench --bench lawn -- 'insert/fixed/.*/1000$'`
 //! or `cargo bench --bench lawn -- steady_tick` (the steady groups alone,
-//! about 2.5 minutes).
+//! about 1.5 minutes).
 //! Without `--bench` (`cargo test --benches`, `cargo bench -- --test`) only
 //! n = 1 000 runs, once, as a smoke test.
 
