@@ -35,6 +35,25 @@
 //!   Lawn's timers in class buckets, whose keys are early by under TTL/64,
 //!   ~2^22 ticks: still after the window.) Only per-tick overhead is
 //!   measured here; the cost of the due ticks is what `expire` measures.
+//! * `steady_tick/mixed/*` and `steady_tick_insert/mixed/*` (n from 1e4):
+//!   time per tick in the steady state of a stream of `mixed` timers with
+//!   ~n pending (`benches/baselines/steady.rs`): every tick pops all the
+//!   timers due and then starts `n / mean TTL` new ones (43.7 at 1e6). One
+//!   iteration is one tick: advance + pop every due timer (`steady_tick`),
+//!   plus starting that tick's timers (`steady_tick_insert`; in
+//!   `steady_tick` they are started untimed). Each tick is timed by its own
+//!   `Instant` reads (~20 ns a pair, ~40 ns for tick + arrivals, against
+//!   1.5 µs to 200 µs per tick at 1e6). The prefill
+//!   and one longest TTL of ticks (120 000; 16 384 for the hashed wheel,
+//!   see `HASHED_SETTLE`) run untimed first, then the stream goes on across
+//!   warm-up and samples, so the samples are consecutive runs of ticks
+//!   (flat sampling, 2 s: about 200 000 ticks for the hierarchical wheel
+//!   at 1e6, a million for the Lawn). Those runs include the wheel's cascades
+//!   every 64 and 4 096 ticks roughly in proportion; its 262 144-tick
+//!   cascade lands in at most one sample, which the median ignores.
+//!   `benches/tick_cost.rs` gives the mean over a whole 262 144-tick block
+//!   and the spread (p50 to max). Check: every tick pops exactly the timers
+//!   due at it (the stream keeps a calendar and panics otherwise).
 //!
 //! Skipped unless `LAWN_BENCH_FULL=1` (a note is printed): `expire` for the
 //! hashed wheel on `uniform` at 1e5 and 1e6 and on `mixed` at 1e6. Its round
@@ -43,9 +62,12 @@
 //! `uniform` at 1e5 (~40 s per benchmark), minutes at 1e6. The other groups
 //! include it.
 //!
-//! Run time: about 8.5 minutes for everything on 2 cores (10 samples per
-//! benchmark, 0.3 s warm-up, 1 s measurement; the CLI flags override these).
-//! Filter as usual, e.g. `cargo bench --bench lawn -- 'insert/fixed/.*/1000$'`.
+//! Run time: about 10 minutes for everything on 2 cores (10 samples per
+//! benchmark, 0.3 s warm-up, 1 s measurement, 2 s for the steady groups;
+//! the CLI flags override these, but for the 2 s).
+//! Filter as usual, e.g. `cargo bench --bench lawn -- 'insert/fixed/.*/1000$'`
+//! or `cargo bench --bench lawn -- steady_tick` (the steady groups alone,
+//! about 1.5 minutes).
 //! Without `--bench` (`cargo test --benches`, `cargo bench -- --test`) only
 //! n = 1 000 runs, once, as a smoke test.
 
@@ -55,6 +77,7 @@ use std::cell::OnceCell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use baselines::steady::Stream;
 use baselines::workload::{Plan, Workload, NEW_TTLS};
 use baselines::{BTreeQueue, HashedWheel, HeapQueue, HierWheel, TimerQueue};
 use criterion::measurement::WallTime;
@@ -67,6 +90,8 @@ const BATCH: usize = 1_000;
 /// Added to every TTL of the `tick` prefill; half of it is used for ticks.
 const TICK_GAP: u64 = 1 << 28;
 const SEED: u64 = 0x5EED_1A57_0000_0001;
+/// Measurement time of the `steady_tick*` groups (see module docs).
+const STEADY_TIME: Duration = Duration::from_secs(2);
 
 /// A plan generated on first use (only when a benchmark that needs it runs).
 struct LazyPlan {
@@ -115,6 +140,9 @@ fn too_slow<Q: TimerQueue>(group: &str, workload: Workload, n: usize) -> bool {
 
 struct Runner {
     full: bool,
+    /// Untimed ticks before a `steady_tick*` benchmark; `None`: the stream's
+    /// own choice (one longest TTL, less for the hashed wheel).
+    steady_settle: Option<u64>,
 }
 
 impl Runner {
@@ -260,6 +288,35 @@ impl Runner {
             });
         });
     }
+
+    /// `steady_tick` (`with_arrivals` false) or `steady_tick_insert`.
+    fn steady<Q: TimerQueue>(
+        &self,
+        g: &mut BenchmarkGroup<WallTime>,
+        plan: &LazyPlan,
+        with_arrivals: bool,
+    ) {
+        let mut state: Option<Stream<Q>> = None;
+        g.bench_function(BenchmarkId::new(Q::name(), plan.n), |b| {
+            let s = state.get_or_insert_with(|| {
+                let mut s = Stream::new(plan.get(), SEED);
+                s.run(self.steady_settle.unwrap_or(s.settle_ticks(self.full)));
+                s
+            });
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let t = s.step();
+                    total += if with_arrivals {
+                        t.tick + t.arrivals
+                    } else {
+                        t.tick
+                    };
+                }
+                total
+            });
+        });
+    }
 }
 
 /// Runs `$method::<Q>($args)` on the runner for every structure, in report order.
@@ -279,6 +336,7 @@ fn main() {
     let sizes: &[usize] = if bench_mode { &SIZES } else { &SIZES[..1] };
     let runner = Runner {
         full: std::env::var_os("LAWN_BENCH_FULL").is_some_and(|v| v != "0"),
+        steady_settle: if bench_mode { None } else { Some(1_000) },
     };
 
     let mut c = Criterion::default()
@@ -320,6 +378,27 @@ fn main() {
         let mut g = c.benchmark_group(format!("tick/{w}"));
         for plan in &plans {
             each_structure!(runner.tick(&mut g, plan));
+        }
+        g.finish();
+    }
+
+    // Steady state of a stream, per tick: `mixed` only, from 1e4 timers (at
+    // 1e3 almost every tick is empty, which `tick` covers).
+    let steady: Vec<LazyPlan> = sizes
+        .iter()
+        .filter(|&&n| n >= 10_000 || !bench_mode)
+        .map(|&n| LazyPlan {
+            workload: Workload::Mixed,
+            n,
+            cell: OnceCell::new(),
+        })
+        .collect();
+    for (group, with_arrivals) in [("steady_tick", false), ("steady_tick_insert", true)] {
+        let mut g = c.benchmark_group(format!("{group}/mixed"));
+        g.sampling_mode(SamplingMode::Flat);
+        g.measurement_time(STEADY_TIME);
+        for plan in &steady {
+            each_structure!(runner.steady(&mut g, plan, with_arrivals));
         }
         g.finish();
     }

@@ -4,7 +4,9 @@
 Reads target/criterion/<group>_<workload>/<structure>/<n>/new/estimates.json
 (the median of the last run) and prints, per workload, ns per operation for
 every structure with its ratio to the Lawn (baseline / Lawn: above 1 means
-the Lawn is faster). `expire` is reported per expired timer.
+the Lawn is faster). `expire` is reported per expired timer, `steady_tick`
+and `steady_tick_insert` per tick (mixed only; their spread, p50 to max, is
+`cargo bench --bench tick_cost`).
 
     cargo bench --bench lawn && python3 scripts/bench_report.py [SIZE ...]
 """
@@ -15,7 +17,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "target" / "criterion"
 STRUCTURES = ["lawn", "hashed_wheel", "hier_wheel", "binary_heap", "btree"]
-GROUPS = ["insert", "delete", "expire", "tick"]
+GROUPS = ["insert", "delete", "expire", "tick", "steady_tick", "steady_tick_insert"]
 WORKLOADS = ["fixed", "mixed", "burst", "uniform"]
 
 

@@ -10,6 +10,10 @@
 //! a single TTL, ten TTLs, uniform `1..=3_600_000`, and a mix with huge TTLs
 //! (around and far beyond the hierarchical wheel's `2^36`-tick range,
 //! including saturating ones) plus very large time jumps.
+//!
+//! The steady stream of the per-tick benchmarks (`steady.rs`): all
+//! structures pop the same timers from it, it keeps the load near `n`, and
+//! its self-check stops on a queue that loses a timer.
 
 #[path = "../benches/baselines/mod.rs"]
 mod baselines;
@@ -288,3 +292,86 @@ suite!(hashed_wheel, HashedWheel);
 suite!(hier_wheel, HierWheel);
 suite!(binary_heap, HeapQueue);
 suite!(btree, BTreeQueue);
+
+/// The steady stream of `benches/baselines/steady.rs` and its self-check.
+mod steady_stream {
+    use super::*;
+    use baselines::steady::Stream;
+    use baselines::workload::{Plan, Workload};
+
+    const N: usize = 2_000;
+    const TICKS: u64 = 5_000;
+
+    fn outcome<Q: TimerQueue>(plan: &Plan) -> (u64, u64, usize) {
+        let mut s = Stream::<Q>::new(plan, 7);
+        s.run(TICKS);
+        assert_eq!(s.ticks(), TICKS);
+        (s.popped(), s.digest(), s.len())
+    }
+
+    #[test]
+    fn structures_agree_and_the_load_stays_steady() {
+        let plan = Plan::new(Workload::Mixed, N, 0x5555);
+        let lawn = outcome::<Lawn<u64>>(&plan);
+        assert!(lawn.0 > 0, "nothing expired");
+        let pending = lawn.2 as f64 / N as f64;
+        assert!((0.9..1.1).contains(&pending), "pending drifted: {}", lawn.2);
+        assert_eq!(outcome::<HashedWheel>(&plan), lawn);
+        assert_eq!(outcome::<HierWheel>(&plan), lawn);
+        assert_eq!(outcome::<HeapQueue>(&plan), lawn);
+        assert_eq!(outcome::<BTreeQueue>(&plan), lawn);
+    }
+
+    /// A Lawn that loses its tenth expired timer.
+    struct Lossy {
+        inner: Lawn<u64>,
+        pops: u64,
+    }
+
+    impl TimerQueue for Lossy {
+        type Key = <Lawn<u64> as TimerQueue>::Key;
+
+        fn name() -> &'static str {
+            "lossy"
+        }
+
+        fn new() -> Self {
+            Lossy {
+                inner: Lawn::new(),
+                pops: 0,
+            }
+        }
+
+        fn insert(&mut self, now: u64, ttl: u64, value: u64) -> Self::Key {
+            TimerQueue::insert(&mut self.inner, now, ttl, value)
+        }
+
+        fn remove(&mut self, key: Self::Key) -> Option<u64> {
+            TimerQueue::remove(&mut self.inner, key)
+        }
+
+        fn pop_expired(&mut self, now: u64) -> Option<u64> {
+            let value = TimerQueue::pop_expired(&mut self.inner, now)?;
+            self.pops += 1;
+            if self.pops == 10 {
+                return TimerQueue::pop_expired(&mut self.inner, now);
+            }
+            Some(value)
+        }
+
+        fn len(&self) -> usize {
+            TimerQueue::len(&self.inner)
+        }
+
+        fn allocated_bytes(&self) -> usize {
+            TimerQueue::allocated_bytes(&self.inner)
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "wrong number of timers popped")]
+    fn a_lost_timer_stops_the_stream() {
+        let plan = Plan::new(Workload::Mixed, N, 0x6666);
+        Stream::<Lossy>::new(&plan, 7).run(TICKS);
+    }
+}

@@ -17,7 +17,9 @@
 //! `None`. Callers must pass non-decreasing `now` values.
 //!
 //! Also holds [`SplitMix64`], the small seeded PRNG used by the benches and
-//! tests (no `rand` dependency).
+//! tests (no `rand` dependency), the workloads and steady-state prefills
+//! (`workload.rs`) and a steady stream of timers for per-tick costs
+//! (`steady.rs`, used by `benches/lawn.rs` and `benches/tick_cost.rs`).
 
 // Each includer uses a different subset of this module.
 #![allow(dead_code)]
@@ -28,6 +30,7 @@ pub mod hashed_wheel;
 pub mod hier_wheel;
 pub mod list;
 pub mod slab;
+pub mod steady;
 pub mod workload;
 
 pub use binary_heap::HeapQueue;
