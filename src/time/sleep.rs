@@ -80,8 +80,9 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(Handle::current(), deadline, UNKNOWN)
 }
 
-/// `tick` when the tick the sleep was made at is not known.
-const UNKNOWN: u64 = u64::MAX;
+/// A tick that is not known: the tick the sleep was made at, when not
+/// read; or a tick too large to pack (see [`Packed`]).
+const UNKNOWN: u64 = TICK_MASK;
 
 /// Where a [`Sleep`] stands with its driver. A key kept in `Unregistered`
 /// or `Elapsed` is an earlier registration that was handed out for waking:
@@ -91,10 +92,60 @@ enum State {
     /// Not filed: never polled, or reset after its registration fired.
     /// `tick` is a tick this driver's clock has reached, or `UNKNOWN`.
     Unregistered(Option<TimerKey>),
-    /// Filed under this key; `tick` is the tick it is filed for.
+    /// Filed under this key; `tick` is the tick it is filed for (always the
+    /// tick its deadline rounds up to), or `UNKNOWN`.
     Registered(TimerKey),
     /// Completed.
     Elapsed(Option<TimerKey>),
+}
+
+/// Bits of [`Packed::word`] that hold the tick; the top two hold the phase.
+const TICK_BITS: u32 = 62;
+const TICK_MASK: u64 = (1 << TICK_BITS) - 1;
+const UNREGISTERED: u64 = 0;
+const REGISTERED: u64 = 1;
+const ELAPSED: u64 = 2;
+
+/// A sleep's [`State`] and tick in 16 bytes (as an enum and a `u64` they
+/// take 24: the enum's tag costs 4 bytes and its padding 4 more), which
+/// keeps `Sleep` at 40 bytes, a 48-byte allocation where 48 bytes took 64.
+/// The phase sits in the top two bits of the tick word; ticks from
+/// `2^62 - 1` up (only deadlines more than 146 years away at a 1 ns tick)
+/// are stored as [`UNKNOWN`], which every reader treats as "not known":
+/// read the clock, or take the slow path.
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    word: u64,
+    key: Option<TimerKey>,
+}
+
+impl Packed {
+    #[inline]
+    fn new(state: State, tick: u64) -> Packed {
+        let (phase, key) = match state {
+            State::Unregistered(key) => (UNREGISTERED, key),
+            State::Registered(key) => (REGISTERED, Some(key)),
+            State::Elapsed(key) => (ELAPSED, key),
+        };
+        Packed {
+            word: phase << TICK_BITS | tick.min(UNKNOWN),
+            key,
+        }
+    }
+
+    #[inline]
+    fn state(self) -> State {
+        match (self.word >> TICK_BITS, self.key) {
+            (REGISTERED, Some(key)) => State::Registered(key),
+            (ELAPSED, key) => State::Elapsed(key),
+            (_, key) => State::Unregistered(key),
+        }
+    }
+
+    #[inline]
+    fn tick(self) -> u64 {
+        self.word & TICK_MASK
+    }
 }
 
 pin_project_lite::pin_project! {
@@ -118,21 +169,18 @@ pin_project_lite::pin_project! {
     pub struct Sleep {
         handle: Handle,
         deadline: Instant,
-        // See `State`.
-        tick: u64,
-        state: State,
+        // See `State` and `Packed`.
+        packed: Packed,
         #[pin]
         _pinned: PhantomPinned,
     }
 
     impl PinnedDrop for Sleep {
         fn drop(this: Pin<&mut Self>) {
-            let this = this.project();
-            match *this.state {
-                State::Registered(key) => this.handle.shared.deregister(key),
-                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => {
-                    this.handle.shared.forget(key)
-                }
+            let shared = &this.handle.shared;
+            match this.state() {
+                State::Registered(key) => shared.deregister(key),
+                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => shared.forget(key),
                 State::Unregistered(None) | State::Elapsed(None) => {}
             }
         }
@@ -144,10 +192,25 @@ impl Sleep {
         Sleep {
             handle,
             deadline,
-            tick,
-            state: State::Unregistered(None),
+            packed: Packed::new(State::Unregistered(None), tick),
             _pinned: PhantomPinned,
         }
+    }
+
+    #[inline]
+    fn state(&self) -> State {
+        self.packed.state()
+    }
+
+    /// The tick that goes with the state (see [`State`]).
+    #[inline]
+    fn tick(&self) -> u64 {
+        self.packed.tick()
+    }
+
+    #[inline]
+    fn set(self: Pin<&mut Self>, state: State, tick: u64) {
+        *self.project().packed = Packed::new(state, tick);
     }
 
     /// The instant at which this sleep completes.
@@ -176,12 +239,12 @@ impl Sleep {
     /// assert!(!sleep.is_elapsed());
     /// ```
     pub fn is_elapsed(&self) -> bool {
-        match self.state {
+        match self.state() {
             State::Unregistered(_) => false,
             State::Elapsed(_) => true,
-            State::Registered(key) => {
-                self.handle.shared.is_fired(key) && self.due_by(Tick(self.tick))
-            }
+            // Handed out means due: a filed timer is due at the tick its
+            // deadline rounds up to (a reset to another tick files it anew).
+            State::Registered(key) => self.handle.shared.is_fired(key),
         }
     }
 
@@ -208,8 +271,9 @@ impl Sleep {
     /// });
     /// ```
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        if let State::Registered(_) = self.state {
-            if self.handle.tick_ceil(deadline.into_std()).0 == self.tick {
+        if let State::Registered(_) = self.state() {
+            if self.tick() != UNKNOWN && self.handle.tick_ceil(deadline.into_std()).0 == self.tick()
+            {
                 // Due at the tick it is filed for: nothing to re-file.
                 *self.project().deadline = deadline;
                 return;
@@ -219,12 +283,6 @@ impl Sleep {
         self.reset_at(deadline, Instant::from_std(now));
     }
 
-    /// Whether the deadline is due by `tick` (rounded up to a tick).
-    #[inline]
-    fn due_by(&self, tick: Tick) -> bool {
-        self.handle.tick_ceil(self.deadline.into_std()) <= tick
-    }
-
     /// This sleep's driver's clock now.
     pub(crate) fn clock_now(&self) -> Instant {
         Instant::from_std(self.handle.now())
@@ -232,23 +290,18 @@ impl Sleep {
 
     /// [`reset`](Sleep::reset) for a caller that has just read this sleep's
     /// clock ([`clock_now`](Sleep::clock_now)).
-    pub(crate) fn reset_at(self: Pin<&mut Self>, deadline: Instant, now: Instant) {
-        let this = self.project();
-        *this.deadline = deadline;
-        let shared = &this.handle.shared;
-        let handed_out = match *this.state {
+    pub(crate) fn reset_at(mut self: Pin<&mut Self>, deadline: Instant, now: Instant) {
+        *self.as_mut().project().deadline = deadline;
+        let shared = &self.handle.shared;
+        let handed_out = match self.state() {
             State::Registered(key) if deadline <= now => {
                 let fired = shared.fire_now(key);
-                *this.state = State::Elapsed((!fired).then_some(key));
-                return;
+                return self.set(State::Elapsed((!fired).then_some(key)), UNKNOWN);
             }
             State::Registered(key) => {
-                let from = this.handle.tick_of(now.into_std());
+                let from = self.handle.tick_of(now.into_std());
                 match shared.reset(key, deadline.into_std(), from) {
-                    Ok(Some(due)) => {
-                        *this.tick = due.0;
-                        return;
-                    }
+                    Ok(Some(due)) => return self.set(State::Registered(key), due.0),
                     // Handed out for waking, or the driver is gone (the
                     // next poll says so).
                     Ok(None) | Err(_) => Some(key),
@@ -257,16 +310,16 @@ impl Sleep {
             State::Unregistered(key) | State::Elapsed(key) => key,
         };
         if deadline <= now {
-            *this.state = State::Elapsed(handed_out);
+            self.set(State::Elapsed(handed_out), UNKNOWN);
         } else {
-            *this.state = State::Unregistered(handed_out);
-            *this.tick = this.handle.tick_of(now.into_std()).0;
+            let tick = self.handle.tick_of(now.into_std()).0;
+            self.set(State::Unregistered(handed_out), tick);
         }
     }
 
     /// Polls for completion, registering or updating the waker.
     fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if matches!(self.state, State::Unregistered(None)) {
+        if matches!(self.state(), State::Unregistered(None)) {
             // Made where no driver was entered (`rt.block_on(sleep(d))`
             // builds the sleep before `block_on` enters the runtime), it
             // belongs to the runtime it is first polled in, if any (not to
@@ -275,35 +328,33 @@ impl Sleep {
             // first polled on another, it files on the polling worker's
             // shard, which fires it without a cross-thread lock.
             if let Some(entered) = rebind_target(&self.handle) {
-                let this = self.as_mut().project();
-                *this.handle = entered;
-                *this.tick = UNKNOWN;
+                *self.as_mut().project().handle = entered;
+                self.as_mut().set(State::Unregistered(None), UNKNOWN);
             }
         }
         if self.handle.shared.is_shutdown() {
             panic!("{}", Error::shutdown());
         }
-        let (from, handed_out) = match self.state {
+        let (from, handed_out) = match self.state() {
             State::Elapsed(_) => return Poll::Ready(()),
             State::Registered(key) => match self.handle.shared.poll_pending(key, cx.waker()) {
                 Ok(true) => return Poll::Pending,
-                // Handed out: due, unless the deadline was pushed later.
-                Ok(false) if self.due_by(Tick(self.tick)) => {
-                    *self.project().state = State::Elapsed(Some(key));
+                // Handed out: due (see `is_elapsed`).
+                Ok(false) => {
+                    self.set(State::Elapsed(Some(key)), UNKNOWN);
                     return Poll::Ready(());
                 }
-                Ok(false) => (Tick(self.tick), Some(key)),
                 Err(err) => panic!("{err}"),
             },
-            State::Unregistered(key) if self.tick == UNKNOWN => {
+            State::Unregistered(key) if self.tick() == UNKNOWN => {
                 let now = self.handle.now();
                 if self.deadline.into_std() <= now {
-                    *self.project().state = State::Elapsed(key);
+                    self.set(State::Elapsed(key), UNKNOWN);
                     return Poll::Ready(());
                 }
                 (self.handle.tick_of(now), key)
             }
-            State::Unregistered(key) => (Tick(self.tick), key),
+            State::Unregistered(key) => (Tick(self.tick()), key),
         };
         self.register(from, handed_out, cx)
     }
@@ -315,10 +366,10 @@ impl Sleep {
         handed_out: Option<TimerKey>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
-        let this = self.project();
-        this.handle.before_register();
-        let deadline = this.deadline.into_std();
-        match this.handle.shared.register(deadline, from, cx.waker()) {
+        self.handle.before_register();
+        let deadline = self.deadline.into_std();
+        let shared = &self.handle.shared;
+        match shared.register(deadline, from, cx.waker()) {
             Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
@@ -326,14 +377,13 @@ impl Sleep {
                     // make sure that waker is not called once this returns
                     // (it may be being called on the firing thread), or a
                     // drop of the sleep would not cover it.
-                    this.handle.shared.forget(old);
+                    shared.forget(old);
                 }
-                *this.state = State::Registered(key);
-                *this.tick = due.0;
+                self.set(State::Registered(key), due.0);
                 Poll::Pending
             }
             Ok(Registered::Due) => {
-                *this.state = State::Elapsed(handed_out);
+                self.set(State::Elapsed(handed_out), UNKNOWN);
                 Poll::Ready(())
             }
             Err(err) => panic!("{err}"),
@@ -363,7 +413,7 @@ impl std::fmt::Debug for Sleep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sleep")
             .field("deadline", &self.deadline)
-            .field("state", &self.state)
+            .field("state", &self.state())
             .finish()
     }
 }
