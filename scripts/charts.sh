@@ -34,7 +34,7 @@ started=$SECONDS
 if ! $skip_bench; then
   echo "== 1/3 cargo bench --bench lawn: insert, delete, expire on the mixed workload =="
   # Criterion's filter is a regex on the ids `<group>/<workload>/<structure>/<n>`.
-  cargo bench --bench lawn -- 'insert/mixed|delete/mixed|expire/mixed'
+  cargo bench --bench lawn -- '^(insert|delete|expire)/mixed/'
 
   echo "== 2/3 sleep lateness samples to $lateness =="
   cargo run --release --example precision -- --csv "$lateness"

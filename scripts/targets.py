@@ -133,7 +133,8 @@ def main():
         if ratio is None:
             measured, met = "–", "–"
         else:
-            measured = f"{ratio:.2f}x"
+            # Three decimals below 1, so a near miss does not print as the target.
+            measured = f"{ratio:.3f}x" if ratio < 1 else f"{ratio:.2f}x"
             met = "yes" if (ratio >= target if higher else ratio <= target) else "no"
         bound = "≥" if higher else "≤"
         print(
