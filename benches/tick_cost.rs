@@ -48,6 +48,9 @@
 
 mod baselines;
 
+#[path = "support/thousands.rs"]
+mod thousands;
+
 use std::time::Instant;
 
 use baselines::steady::{Stream, HASHED_SETTLE};
@@ -184,15 +187,7 @@ fn by_class(run: &Run) -> [(u64, u64); 4] {
 
 /// `1234567.8` as `1,234,568`.
 fn grouped(x: f64) -> String {
-    let digits = (x.round() as u64).to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    thousands::thousands(x.round() as u64)
 }
 
 fn table(title: &str, runs: &[Run], pick: fn(&Run) -> &[u64]) {

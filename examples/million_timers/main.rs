@@ -73,12 +73,15 @@ mod args;
 mod measure;
 mod report;
 mod stats;
+#[path = "../../benches/support/thousands.rs"]
+mod thousands;
 mod workload;
 
 use std::process::ExitCode;
 
 use args::{parse_args, USAGE};
-use report::{check, duration, print_report, thousands};
+use report::{check, duration, print_report};
+use thousands::thousands;
 use workload::{run_lawn_rt, run_tokio};
 
 fn main() -> ExitCode {

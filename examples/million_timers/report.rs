@@ -1,6 +1,7 @@
 //! The report: the table of figures (with ratios when comparing), the
 //! checks every run must pass, and number formatting.
 
+use crate::thousands::thousands;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
@@ -140,18 +141,6 @@ pub(crate) fn check(r: &Report) -> bool {
         println!("{}: ERROR: {failure}", r.name);
     }
     failures.is_empty()
-}
-
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// `n` in at most six characters: `999`, `285.8k`, `1.75M`.
