@@ -417,3 +417,39 @@ impl std::fmt::Debug for Sleep {
             .finish()
     }
 }
+
+#[cfg(all(test, not(loom), target_pointer_width = "64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sleep_is_forty_bytes() {
+        // 40 bytes is a 48-byte glibc chunk; 41 would take 64 (see `Packed`).
+        assert_eq!(std::mem::size_of::<Packed>(), 16);
+        assert_eq!(std::mem::size_of::<Sleep>(), 40);
+    }
+
+    #[test]
+    fn packed_round_trips_every_phase_and_clamps_huge_ticks() {
+        let key = crate::lawn::Lawn::new().insert(0, 1, ());
+        for state in [
+            State::Unregistered(None),
+            State::Unregistered(Some(key)),
+            State::Registered(key),
+            State::Elapsed(None),
+            State::Elapsed(Some(key)),
+        ] {
+            for tick in [0, 1, 12_345, UNKNOWN - 1] {
+                let packed = Packed::new(state, tick);
+                assert_eq!(format!("{:?}", packed.state()), format!("{state:?}"));
+                assert_eq!(packed.tick(), tick);
+            }
+            assert_eq!(Packed::new(state, UNKNOWN + 1).tick(), UNKNOWN);
+            assert_eq!(Packed::new(state, u64::MAX).tick(), UNKNOWN);
+            assert_eq!(
+                format!("{:?}", Packed::new(state, u64::MAX).state()),
+                format!("{state:?}")
+            );
+        }
+    }
+}
