@@ -52,6 +52,16 @@ pub(super) const fn class_width(floor: u64) -> u64 {
     }
 }
 
+/// The block size (a power of two, as a shift) in which a node of the
+/// class with this floor counts its lead (`deadline - key`, under the
+/// class width) so that the count fits a `u16`: 0 for classes up to 2^15
+/// ticks wide, and the key is then exact; above, the key is rounded down
+/// to a block, less than a 2^15th of the class width early.
+#[inline]
+pub(super) const fn lead_shift(floor: u64) -> u32 {
+    class_width(floor).trailing_zeros().saturating_sub(15)
+}
+
 /// What a bucket holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -127,6 +137,13 @@ pub(super) struct Buckets {
 impl Buckets {
     pub(super) fn new() -> Self {
         Self::default()
+    }
+
+    #[inline]
+    pub(super) fn get(&self, id: u16) -> &Bucket {
+        self.slots[id as usize]
+            .as_ref()
+            .expect("lawn: link to a released bucket")
     }
 
     #[inline]

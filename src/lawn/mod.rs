@@ -60,7 +60,10 @@
 //! expiring them cost no heap work at all.
 //!
 //! A timer filed at tick `now` in a class with smallest TTL `floor` gets the
-//! *key* `now + floor`, which is never after its deadline. Registration ticks
+//! *key* `now + floor`, which is never after its deadline. (In classes over
+//! 2^15 ticks wide the key is rounded down to a block of a 2^15th of the
+//! width, so that a node stores it as a 16-bit count before its deadline.)
+//! Registration ticks
 //! never decrease, so keys along a class bucket never decrease either, and
 //! the heap orders buckets by their head's key. When a head's key comes due
 //! but its deadline has not, the timer is re-filed with the ticks it has left
@@ -88,12 +91,13 @@
 //!   Timers in exact buckets and in the near window are never re-filed.
 //! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
 //!   is exact, and otherwise a lower bound that is early by less than 1/64 of
-//!   that timer's TTL; a driver that parks until it wakes at most as many
+//!   that timer's TTL (plus at most a 2^21st of it from the key's rounding);
+//!   a driver that parks until it wakes at most as many
 //!   extra times as that timer is re-filed.
-//! - Memory: 40 bytes per timer slot for `T = u64` (`24 + size_of::<T>()`
-//!   rounded to 8 in general), no allocation per timer once warm, plus a
-//!   small table per live bucket. Slots come in chunks of 32 and each bucket
-//!   fills a chunk of its own, so the timers of one bucket lie in memory in
+//! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
+//!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
+//!   timer once warm, plus a small table per live bucket. Slots come in
+//!   chunks of 32 and each bucket fills a chunk of its own, so the timers of one bucket lie in memory in
 //!   the order they expire (with ten interleaved TTLs at 1e6 timers this cut
 //!   the cost of an expiry about threefold). A chunk is reused once half of
 //!   it is free, so the slab holds at most `2 × peak timers + 32 × buckets`
@@ -133,14 +137,13 @@ mod slab;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::num::NonZeroU32;
 
-use buckets::{Buckets, Kind};
+use buckets::{lead_shift, Buckets, Kind};
 use heap::BucketHeap;
 use near::{Near, NEAR_BUCKET};
-use slab::{Slab, LEAD_FAR, NIL};
+use slab::{Slab, NIL};
 
 pub use check::CorruptLawn;
 
@@ -190,9 +193,6 @@ pub struct Lawn<T> {
     buckets: Buckets,
     heap: BucketHeap,
     near: Near,
-    /// Keys of the nodes whose `lead` does not fit in 32 bits (TTLs of 2^39
-    /// ticks and more in class buckets): rare, so kept out of the slab.
-    far: HashMap<u32, u64>,
     /// The latest tick seen.
     elapsed: u64,
 }
@@ -229,7 +229,6 @@ impl<T> Lawn<T> {
             buckets: Buckets::new(),
             heap: BucketHeap::new(),
             near: Near::new(),
-            far: HashMap::new(),
             elapsed: 0,
         }
     }
@@ -351,8 +350,8 @@ impl<T> Lawn<T> {
     /// work, or `None` if the Lawn is empty. O(1).
     ///
     /// Never after the earliest deadline; equal to it unless the earliest
-    /// bucket is a quantization class, where it may be earlier by less than
-    /// 1/64 of that timer's TTL (see [Costs and bounds](self#costs-and-bounds)).
+    /// bucket is a quantization class, where it may be earlier by about 1/64
+    /// of that timer's TTL at most (see [Costs and bounds](self#costs-and-bounds)).
     /// A value at or before [`elapsed`](Lawn::elapsed) means "due now".
     ///
     /// # Examples
@@ -504,7 +503,6 @@ impl<T> Lawn<T> {
         self.buckets.clear();
         self.heap.clear();
         self.near = Near::new();
-        self.far = HashMap::new();
     }
 
     /// Gives back all spare capacity of the timer slab now. (The Lawn already
@@ -544,7 +542,6 @@ impl<T> Lawn<T> {
             + self.buckets.allocated_bytes()
             + self.heap.allocated_bytes()
             + self.near.allocated_bytes()
-            + self.far.capacity() * (std::mem::size_of::<(u32, u64)>() + 1)
     }
 
     /// Advances [`elapsed`](Lawn::elapsed) to `now` if later; returns it.
@@ -558,11 +555,11 @@ impl<T> Lawn<T> {
     #[inline]
     fn key_of(&self, index: u32) -> u64 {
         let node = self.nodes.node(index);
-        if node.lead == LEAD_FAR {
-            self.far[&index]
-        } else {
-            node.deadline - u64::from(node.lead)
-        }
+        let shift = match self.buckets.get(node.bucket).kind {
+            Kind::Exact { .. } => return node.deadline,
+            Kind::Class { floor, .. } => lead_shift(floor),
+        };
+        ((node.deadline >> shift) - u64::from(node.lead)) << shift
     }
 
     /// Links an unlinked node at the tail of the bucket for the ticks it has
@@ -592,11 +589,19 @@ impl<T> Lawn<T> {
     #[inline(always)]
     fn link(&mut self, index: u32, bucket: u16, base: u64, deadline: u64) {
         let b = self.buckets.get_mut(bucket);
-        let key = match b.kind {
-            Kind::Exact { .. } => deadline,
-            // `min`: a deadline already past is due at once; its bucket is
-            // the `ttl == 0` class, all of whose keys are then <= elapsed.
-            Kind::Class { floor, .. } => (base + floor).min(deadline),
+        let (key, lead) = match b.kind {
+            Kind::Exact { .. } => (deadline, 0),
+            Kind::Class { floor, .. } => {
+                // `min`: a deadline already past is due at once; its bucket
+                // is the `ttl == 0` class, all of whose keys are then <=
+                // elapsed. Rounded down to the class's lead block: still
+                // never after any deadline in the bucket, and still
+                // non-decreasing along it.
+                let shift = lead_shift(floor);
+                let blocks = (deadline >> shift) - ((base + floor).min(deadline) >> shift);
+                let lead = u16::try_from(blocks).expect("lawn: a lead outside its class");
+                (((deadline >> shift) - blocks) << shift, lead)
+            }
         };
         b.len += 1;
         let exact = matches!(b.kind, Kind::Exact { .. });
@@ -606,14 +611,7 @@ impl<T> Lawn<T> {
             }
             self.heap.push(bucket, key, index);
         }
-        let node = self.nodes.node_mut(index);
-        match u32::try_from(deadline - key) {
-            Ok(lead) if lead != LEAD_FAR => node.lead = lead,
-            _ => {
-                node.lead = LEAD_FAR;
-                self.far.insert(index, key);
-            }
-        }
+        self.nodes.node_mut(index).lead = lead;
     }
 
     /// Unlinks a linked node from its bucket, freeing the bucket if emptied.
@@ -623,9 +621,6 @@ impl<T> Lawn<T> {
         let bucket = node.bucket;
         if bucket == NEAR_BUCKET {
             return self.unlink_near(index);
-        }
-        if node.lead == LEAD_FAR {
-            self.far.remove(&index);
         }
         let b = self.buckets.get_mut(bucket);
         let (prev, next) = self.nodes.unlink_from(&mut b.ends, index);

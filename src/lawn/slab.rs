@@ -22,9 +22,6 @@ use std::num::NonZeroU32;
 /// Index meaning "no node" / "no chunk".
 pub(super) const NIL: u32 = u32::MAX;
 
-/// `lead` value meaning "this node's key is in the Lawn's far table".
-pub(super) const LEAD_FAR: u32 = u32::MAX;
-
 /// Slots per chunk (one bit each in a `u32` mask).
 pub(super) const CHUNK: usize = 32;
 const ALL_FREE: u32 = u32::MAX;
@@ -56,17 +53,21 @@ pub(super) struct Node<T> {
     pub(super) value: T,
     /// The tick at which the timer is due.
     pub(super) deadline: u64,
-    /// `deadline - key`, where `key` is the tick from which the node's bucket
-    /// may hand it out. `0` in exact buckets; [`LEAD_FAR`] when it does not fit.
-    pub(super) lead: u32,
     pub(super) prev: u32,
     pub(super) next: u32,
     pub(super) gen: NonZeroU32,
     pub(super) bucket: u16,
+    /// How far before `deadline` the node's bucket may hand it out (its
+    /// *key*), in blocks of `2^shift` ticks: `key = ((deadline >> shift) -
+    /// lead) << shift`, with `shift` set by the bucket's class so that the
+    /// count fits 16 bits (see `buckets::lead_shift`). `0` in exact buckets
+    /// and the near window. 16 bits keep a node of a 16-byte value (a
+    /// `Waker`) at 40 bytes.
+    pub(super) lead: u16,
 }
 
 // `Node::gen` is non-zero, which gives the enum a niche: a slot costs no more
-// than a node (40 bytes for `T = u64`, checked by a unit test).
+// than a node (32 bytes for `T = u64`, 40 for a `Waker`; checked by a unit test).
 #[derive(Clone, Debug)]
 enum Slot<T> {
     Occupied(Node<T>),

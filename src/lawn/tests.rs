@@ -17,8 +17,9 @@ fn drain<T>(lawn: &mut Lawn<T>, now: u64) -> Vec<T> {
 }
 
 #[test]
-fn slot_is_forty_bytes_for_u64() {
-    assert_eq!(Slab::<u64>::SLOT_SIZE, 40);
+fn slot_is_32_bytes_for_u64_and_40_for_a_waker() {
+    assert_eq!(Slab::<u64>::SLOT_SIZE, 32);
+    assert_eq!(Slab::<std::task::Waker>::SLOT_SIZE, 40);
     assert_eq!(std::mem::size_of::<TimerKey>(), 8);
     assert_eq!(std::mem::size_of::<Option<TimerKey>>(), 8);
 }
@@ -122,16 +123,17 @@ fn huge_ttl_saturates() {
 }
 
 #[test]
-fn far_keys_for_giant_class_ttls() {
+fn giant_class_ttls_count_their_lead_in_blocks_and_fire_exactly() {
     let mut lawn = Lawn::new();
     // Fill the exact buckets so giant TTLs land in classes with wide leads.
     let small: Vec<_> = (0..EXACT_CAP as u64)
         .map(|i| lawn.insert(0, FINE + i, i))
         .collect();
-    let giant = (1u64 << 50) + (1 << 40) + 12345; // lead over 2^32 in its class
+    let giant = (1u64 << 50) + (1 << 40) + 12345; // a lead of 2^40 ticks and more
     let g1 = lawn.insert(0, giant, 1);
     let g2 = lawn.insert(0, giant + 7, 2);
-    assert!(!lawn.far.is_empty());
+    // The class is 2^44 ticks wide: its lead counts blocks of 2^29 ticks.
+    assert_eq!(buckets::lead_shift(buckets::class_of(giant).1), 29);
     checked(&lawn);
     assert_eq!(lawn.remove(g1), Some(1));
     checked(&lawn);
@@ -148,7 +150,7 @@ fn far_keys_for_giant_class_ttls() {
         checked(&lawn);
         assert!(now < giant + 7);
     }
-    assert!(lawn.far.is_empty());
+    assert!(lawn.is_empty());
 }
 
 #[test]
