@@ -63,9 +63,8 @@
 //! *key* `now + floor`, which is never after its deadline. (In classes over
 //! 2^15 ticks wide the key is rounded down to a block of a 2^15th of the
 //! width, so that a node stores it as a 16-bit count before its deadline.)
-//! Registration ticks
-//! never decrease, so keys along a class bucket never decrease either, and
-//! the heap orders buckets by their head's key. When a head's key comes due
+//! Registration ticks never decrease, so keys along a class bucket never
+//! decrease either, and the heap orders buckets by their head's key. When a head's key comes due
 //! but its deadline has not, the timer is re-filed with the ticks it has left
 //! (less than the class width), in a finer bucket. So timers are handed out
 //! exactly when due: never early, never late.
@@ -92,14 +91,15 @@
 //! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
 //!   is exact, and otherwise a lower bound that is early by less than 1/64 of
 //!   that timer's TTL (plus at most a 2^21st of it from the key's rounding);
-//!   a driver that parks until it wakes at most as many
-//!   extra times as that timer is re-filed.
+//!   a driver that parks until it wakes at most as many extra times as that
+//!   timer is re-filed.
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
-//!   chunks of 32 and each bucket fills a chunk of its own, so the timers of one bucket lie in memory in
-//!   the order they expire (with ten interleaved TTLs at 1e6 timers this cut
-//!   the cost of an expiry about threefold). A chunk is reused once half of
+//!   chunks of 32 and each bucket fills a chunk of its own, so the timers of
+//!   one bucket lie in memory in the order they expire (with ten
+//!   interleaved TTLs at 1e6 timers this cut the cost of an expiry about
+//!   threefold). A chunk is reused once half of
 //!   it is free, so the slab holds at most `2 × peak timers + 32 × buckets`
 //!   slots; free chunks at its end are cut off as soon as they empty, and
 //!   capacity is halved when a whole epoch (as many chunk openings and
