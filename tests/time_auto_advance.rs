@@ -1,6 +1,6 @@
 //! Auto-advance of a paused `lawn_rt` runtime (feature `test-util`): with
 //! nothing to run, the clock jumps to the next timer, so sleeps complete at
-//! once at exact times, in deadline order, rounded up to the 100 µs tick.
+//! once at exact times, in deadline order, rounded up to the runtime's tick (1 µs).
 //! It holds back while a task is ready or a blocking task runs. Also
 //! `interval` and `timeout` under pause. Checked against tokio 1.x's
 //! documented semantics.

@@ -6,7 +6,7 @@
 //! `advance` fires timers is in `time_advance.rs`, auto-advance in
 //! `time_auto_advance.rs`.
 //!
-//! A runtime's ticks are 100 µs ([`DEFAULT_TIMER_RESOLUTION`]) and a paused
+//! A runtime's ticks are 1 µs ([`DEFAULT_TIMER_RESOLUTION`]) and a paused
 //! clock stands on a tick boundary, so a timer made `d` ahead fires exactly
 //! `d` later when `d` is a whole number of ticks; other deadlines round up
 //! to the next tick (never early). Where lawn_rt and tokio differ, the test
@@ -34,8 +34,8 @@ use common::units::{ms, secs, us, DAY, HOUR, TICK};
 // ---------------------------------------------------------------------------
 
 #[test]
-fn the_runtime_ticks_are_100_us() {
-    assert_eq!(TICK, us(100));
+fn the_runtime_ticks_are_1_us() {
+    assert_eq!(TICK, us(1));
 }
 
 #[lawn_rt::test]

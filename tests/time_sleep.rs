@@ -3,7 +3,7 @@
 //! API only.
 //!
 //! The timing tests run on a paused runtime (`#[lawn_rt::test(start_paused
-//! = true)]`, 100 µs ticks): polled by hand while `time::advance` moves the
+//! = true)]`, 1 µs ticks): polled by hand while `time::advance` moves the
 //! clock, then awaited, when auto-advance takes the clock to the exact
 //! instant a sleep completes. The tests of the bare [`Driver`] API
 //! (`next_deadline`, `process_at`, its shutdown and drop) use a paused

@@ -114,10 +114,10 @@ impl Shared {
             if inner.shutdown {
                 break;
             }
-            let Inner { lawn, batch, .. } = &mut *inner;
+            let Inner { levels, batch, .. } = &mut *inner;
             batch.keys.clear();
             while wakers.len() < BATCH {
-                let Some((key, waker)) = lawn.pop_expired(now.0) else {
+                let Some((key, waker)) = levels.pop_expired(now.0) else {
                     break;
                 };
                 batch.keys.push(key);
@@ -183,7 +183,7 @@ impl Shared {
     /// dropped, or has been called and will not be called again.
     pub(crate) fn deregister(&self, key: TimerKey) {
         let mut inner = lock(&self.inner);
-        let removed = inner.lawn.remove(key);
+        let removed = inner.levels.remove(key);
         if removed.is_none() {
             inner = self.forget_handed_out(inner, key);
         }

@@ -47,6 +47,7 @@ pub(crate) fn options() -> Options {
         runtime: false,
         group: 0,
         unpark: None,
+        slack: super::TimerSlack::NONE,
     }
 }
 

@@ -46,6 +46,7 @@ mod handle;
 #[doc(hidden)]
 pub mod model;
 mod shared;
+mod slack;
 
 use std::fmt;
 use std::io;
@@ -56,11 +57,12 @@ pub use error::Error;
 pub(crate) use handle::{enter_time_disabled, entered_now, rebind_target};
 pub use handle::{EnterGuard, Handle};
 pub(crate) use shared::Registered;
+pub use slack::TimerSlack;
 
 use crate::loom::Arc;
 use clock::MAX_RESOLUTION;
 use shared::{Options, Shared};
-pub(crate) use shared::{Park, Shared as SharedDriver};
+pub(crate) use shared::{Park, Shared as SharedDriver, WakeAt};
 
 /// A timer driver: owns the timers of the handles cloned from it and fires
 /// them when told to. Dropping it shuts it down.
@@ -123,17 +125,20 @@ impl Driver {
             runtime: false,
             group: 0,
             unpark: None,
+            slack: TimerSlack::NONE,
         })
     }
 
     /// A driver for a runtime: `unpark` wakes the runtime's parked event
     /// loop; `pausable` lets `time::pause` pause it; a nonzero `group`
     /// makes it one shard of a multi-thread runtime's timers (see
-    /// `Shared::group`). `resolution` must have passed [`check_resolution`].
+    /// `Shared::group`); `slack` is how late timers may fire to share
+    /// wake-ups. `resolution` must have passed [`check_resolution`].
     pub(crate) fn for_runtime(
         resolution: Duration,
         pausable: bool,
         group: usize,
+        slack: TimerSlack,
         unpark: Box<dyn Fn() + Send + Sync>,
     ) -> Driver {
         Driver::with_options(Options {
@@ -143,6 +148,7 @@ impl Driver {
             runtime: true,
             group,
             unpark: Some(unpark),
+            slack,
         })
     }
 

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant as StdInstant};
 
 use super::shared::{Park, Shared};
-use super::{fallback, Driver, Handle};
+use super::{fallback, Driver, Handle, TimerSlack};
 use crate::loom::{lock, Arc};
 
 /// A driver made exactly as the fallback driver is (1 ms ticks, parks on
@@ -32,7 +32,13 @@ pub fn fallback_turn(driver: &Driver) {
 /// where the runtime would wake the worker's `mio::Poll`.
 pub fn shard(group: usize, unpark: impl Fn() + Send + Sync + 'static) -> Driver {
     assert_ne!(group, 0, "shard groups are nonzero");
-    Driver::for_runtime(Duration::from_millis(1), false, group, Box::new(unpark))
+    Driver::for_runtime(
+        Duration::from_millis(1),
+        false,
+        group,
+        TimerSlack::NONE,
+        Box::new(unpark),
+    )
 }
 
 /// The first half of a worker's park: `None` if it must not block (a timer
@@ -42,7 +48,7 @@ pub fn shard(group: usize, unpark: impl Fn() + Send + Sync + 'static) -> Driver 
 pub fn begin_park(driver: &Driver) -> Option<Option<StdInstant>> {
     match driver.handle.shared.begin_park(None) {
         Park::Skip => None,
-        Park::Until(until) => Some(until),
+        Park::Until(wake) => Some(wake.map(|wake| wake.at)),
     }
 }
 
@@ -57,7 +63,7 @@ pub fn end_park(driver: &Driver) {
 pub fn check(driver: &Driver) {
     let shared = &driver.handle.shared;
     let inner = lock(&shared.inner);
-    if let Err(err) = inner.lawn.check() {
+    if let Err(err) = inner.levels.check() {
         panic!("{err}");
     }
     assert!(

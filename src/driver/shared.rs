@@ -12,8 +12,10 @@
 //! - `shut_down` mirrors `Inner::shutdown` (set under the lock, never
 //!   cleared) so a poll can see it without locking.
 //! - `parked_until` is the tick the parked driver wakes at on its own
-//!   (`u64::MAX`: only when unparked). A registration due earlier lowers it
-//!   and signals `unpark`; every other registration costs no system call.
+//!   (`u64::MAX`: only when unparked). A registration that would be too
+//!   late if it waited for that wake-up (its deadline plus its slack is
+//!   earlier, see `slack.rs`) lowers it and signals `unpark`; every other
+//!   registration costs no system call.
 //!
 //! Expiry and cancellation (the part the loom models check) are in
 //! `batch.rs`.
@@ -24,12 +26,10 @@ use std::time::{Duration, Instant as StdInstant};
 use super::batch::Batch;
 use super::clock::{checked_add_or_far, Clock, Tick};
 use super::error::Error;
-use crate::lawn::{Lawn, TimerKey};
+use super::slack::{Levels, TimerSlack};
+use crate::lawn::TimerKey;
 use crate::loom::atomic::{AtomicBool, Ordering};
 use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
-
-/// The most timers one driver holds (the Lawn's limit).
-const CAPACITY: usize = u32::MAX as usize - 2;
 
 pub(crate) struct Shared {
     pub(crate) clock: Clock,
@@ -56,7 +56,8 @@ pub(crate) struct Shared {
 }
 
 pub(super) struct Inner {
-    pub(super) lawn: Lawn<Waker>,
+    /// The pending timers, one Lawn per slack level.
+    pub(super) levels: Levels<Waker>,
     pub(super) shutdown: bool,
     parked_until: Option<u64>,
     /// An unpark came while nobody was parked: the next park returns at once.
@@ -82,6 +83,8 @@ pub(crate) struct Options {
     pub(crate) group: usize,
     /// `None`: park on a condition variable in [`Shared::park`].
     pub(crate) unpark: Option<Box<dyn Fn() + Send + Sync>>,
+    /// How late timers may fire to share wake-ups.
+    pub(crate) slack: TimerSlack,
 }
 
 /// What the thread about to park should do (see [`Shared::begin_park`]).
@@ -90,9 +93,19 @@ pub(crate) enum Park {
     /// Do not block: a timer is due, an unpark came, or the driver shut
     /// down.
     Skip,
-    /// Block until this instant at the latest (`None`: until unparked),
+    /// Block until this wake-up at the latest (`None`: until unparked),
     /// then call [`Shared::end_park`].
-    Until(Option<StdInstant>),
+    Until(Option<WakeAt>),
+}
+
+/// When a parked thread should wake, and how much later it may wake
+/// without a timer firing later than its slack allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WakeAt {
+    pub(crate) at: StdInstant,
+    /// Zero when a timer due at `at` has no slack: the wake-up should be
+    /// punctual (see `runtime/park.rs`).
+    pub(crate) slack: Duration,
 }
 
 /// What a registration found.
@@ -112,7 +125,7 @@ impl Shared {
             runtime: options.runtime,
             group: options.group,
             inner: Mutex::new(Inner {
-                lawn: Lawn::new(),
+                levels: Levels::new(options.slack, options.resolution.as_nanos() as u64),
                 shutdown: false,
                 parked_until: None,
                 notified: false,
@@ -142,17 +155,21 @@ impl Shared {
         if inner.shutdown {
             return Err(Error::shutdown());
         }
-        let now = now.0.max(inner.lawn.elapsed());
+        let now = now.0.max(inner.levels.elapsed());
         if due <= now {
             drop(inner);
             return Ok(Registered::Due);
         }
-        if inner.lawn.len() >= CAPACITY {
-            drop(inner);
-            return Err(Error::at_capacity());
-        }
-        let key = inner.lawn.insert(now, due - now, waker);
-        let unpark = inner.lower_parked_until(due);
+        let exact = self.clock.paused_ever();
+        let key = match inner.levels.insert(now, due, waker, exact) {
+            Ok(key) => key,
+            Err(waker) => {
+                drop(inner);
+                drop(waker);
+                return Err(Error::at_capacity());
+            }
+        };
+        let unpark = inner.lower_parked_until(key, due);
         drop(inner);
         if unpark {
             self.wake_parked();
@@ -161,38 +178,40 @@ impl Shared {
     }
 
     /// Moves a pending timer to `deadline` (not yet due), keeping its
-    /// waker. Returns the tick it is now due at, or `None` if it is no
-    /// longer pending (handed out for waking).
+    /// waker. Returns its key now (a new one if its slack level changed)
+    /// and the tick it is due at, or `None` if it is no longer pending
+    /// (handed out for waking).
     pub(crate) fn reset(
         &self,
         key: TimerKey,
         deadline: StdInstant,
         now: Tick,
-    ) -> Result<Option<Tick>, Error> {
+    ) -> Result<Option<(TimerKey, Tick)>, Error> {
         let due = self.clock.tick_ceil(deadline).0;
         let mut inner = lock(&self.inner);
         if inner.shutdown {
             return Err(Error::shutdown());
         }
-        let now = now.0.max(inner.lawn.elapsed());
+        let now = now.0.max(inner.levels.elapsed());
         if due <= now {
             // Due already: hand it out now.
-            let removed = inner.lawn.remove(key);
+            let removed = inner.levels.remove(key);
             drop(inner);
             return Ok(removed.map(|waker| {
                 waker.wake();
-                Tick(now)
+                (key, Tick(now))
             }));
         }
-        if !inner.lawn.reset(key, now, due - now) {
+        let exact = self.clock.paused_ever();
+        let Some(key) = inner.levels.reset(key, now, due, exact) else {
             return Ok(None);
-        }
-        let unpark = inner.lower_parked_until(due);
+        };
+        let unpark = inner.lower_parked_until(key, due);
         drop(inner);
         if unpark {
             self.wake_parked();
         }
-        Ok(Some(Tick(due)))
+        Ok(Some((key, Tick(due))))
     }
 
     /// Cancels a pending timer that became due by a reset to the past and
@@ -200,7 +219,7 @@ impl Shared {
     /// whether it was still pending.
     pub(crate) fn fire_now(&self, key: TimerKey) -> bool {
         let mut inner = lock(&self.inner);
-        let removed = inner.lawn.remove(key);
+        let removed = inner.levels.remove(key);
         drop(inner);
         match removed {
             Some(waker) => {
@@ -218,7 +237,7 @@ impl Shared {
         if inner.shutdown {
             return Err(Error::shutdown());
         }
-        match inner.lawn.get(key) {
+        match inner.levels.get(key) {
             None => return Ok(false),
             Some(stored) if stored.will_wake(waker) => return Ok(true),
             Some(_) => {}
@@ -231,7 +250,7 @@ impl Shared {
         if inner.shutdown {
             return Err(Error::shutdown());
         }
-        let Some(stored) = inner.lawn.get_mut(key) else {
+        let Some(stored) = inner.levels.get_mut(key) else {
             return Ok(false);
         };
         let old = std::mem::replace(stored, new);
@@ -244,7 +263,7 @@ impl Shared {
     /// also after a shutdown: it will never be pending again).
     pub(crate) fn is_fired(&self, key: TimerKey) -> bool {
         let inner = lock(&self.inner);
-        inner.shutdown || inner.lawn.get(key).is_none()
+        inner.shutdown || inner.levels.get(key).is_none()
     }
 
     /// Whether the driver has shut down.
@@ -254,9 +273,9 @@ impl Shared {
     }
 
     /// The tick of the earliest pending timer, or `None`. May be early (see
-    /// [`Lawn::next_deadline`]); never late.
+    /// `Lawn::next_deadline`); never late.
     pub(crate) fn next_deadline(&self) -> Option<Tick> {
-        lock(&self.inner).lawn.next_deadline().map(Tick)
+        lock(&self.inner).levels.next_deadline().map(Tick)
     }
 
     /// Blocks the calling thread (the driver's) until the earliest timer may
@@ -272,8 +291,8 @@ impl Shared {
         let mut inner = lock(&self.inner);
         inner = match self.plan_park(&mut inner, max) {
             Park::Skip => return,
-            Park::Until(Some(until)) => {
-                let left = until.saturating_duration_since(self.clock.now());
+            Park::Until(Some(wake)) => {
+                let left = wake.at.saturating_duration_since(self.clock.now());
                 wait_timeout(condvar, inner, left)
             }
             Park::Until(None) => wait(condvar, inner),
@@ -300,7 +319,7 @@ impl Shared {
         }
         // A timer filed since the caller last looked (and found nothing it
         // could advance to) must be looked at again, not slept through.
-        if seen.is_some_and(|seen| inner.lawn.next_deadline() != seen) {
+        if seen.is_some_and(|seen| inner.levels.next_deadline() != seen) {
             return Park::Skip;
         }
         inner.parked_until = Some(u64::MAX);
@@ -316,27 +335,39 @@ impl Shared {
         if inner.shutdown || std::mem::take(&mut inner.notified) {
             return Park::Skip;
         }
+        if max.is_some_and(|max| max.is_zero()) {
+            return Park::Skip;
+        }
         let now = self.clock.now();
-        let wait_for = match inner.lawn.next_deadline() {
-            Some(next) => {
-                let at = self.clock.instant_of(Tick(next));
+        let wake = match inner.levels.next_wake() {
+            Some(wake) => {
+                let at = self.clock.instant_of(Tick(wake.at));
+                let latest = self.clock.instant_of(Tick(wake.latest));
                 match at.checked_duration_since(now) {
-                    Some(d) if !d.is_zero() => Some(max.map_or(d, |max| max.min(d))),
+                    Some(d) if !d.is_zero() => Some(match max {
+                        Some(max) if max < d => WakeAt {
+                            at: checked_add_or_far(now, max),
+                            slack: Duration::ZERO,
+                        },
+                        _ => WakeAt {
+                            at,
+                            slack: latest.saturating_duration_since(at),
+                        },
+                    }),
                     _ => return Park::Skip,
                 }
             }
             None => {
                 // Idle: a good time to give the timer store's memory back.
-                inner.lawn.shrink_to_fit();
-                max
+                inner.levels.shrink_to_fit();
+                max.map(|max| WakeAt {
+                    at: checked_add_or_far(now, max),
+                    slack: Duration::ZERO,
+                })
             }
         };
-        if wait_for.is_some_and(|d| d.is_zero()) {
-            return Park::Skip;
-        }
-        let until = wait_for.map(|d| checked_add_or_far(now, d));
-        inner.parked_until = Some(until.map_or(u64::MAX, |at| self.clock.tick_ceil(at).0));
-        Park::Until(until)
+        inner.parked_until = Some(wake.map_or(u64::MAX, |w| self.clock.tick_ceil(w.at).0));
+        Park::Until(wake)
     }
 
     /// Wakes the thread in [`park`](Shared::park) (or the event loop parked
@@ -364,22 +395,22 @@ impl Shared {
         }
         inner.shutdown = true;
         self.shut_down.store(true, Ordering::Release);
-        let mut lawn = std::mem::take(&mut inner.lawn);
+        let wakers = inner.levels.take_all();
         drop(inner);
         self.wake_parked();
-        while let Some((_, waker)) = lawn.pop_expired(u64::MAX) {
+        for waker in wakers {
             waker.wake();
         }
     }
 
     /// Number of pending timers.
     pub(crate) fn len(&self) -> usize {
-        lock(&self.inner).lawn.len()
+        lock(&self.inner).levels.len()
     }
 
     /// Heap bytes held by the Lawn.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        lock(&self.inner).lawn.allocated_bytes()
+        lock(&self.inner).levels.allocated_bytes()
     }
 }
 
@@ -389,12 +420,13 @@ impl Inner {
         self.notified = false;
     }
 
-    /// Lowers `parked_until` to `due` if the parked driver would wake later;
-    /// returns whether it must be unparked.
+    /// Lowers `parked_until` to `due` if the parked driver would wake too
+    /// late for the timer under `key` (later than its deadline plus its
+    /// slack); returns whether it must be unparked.
     #[inline]
-    fn lower_parked_until(&mut self, due: u64) -> bool {
+    fn lower_parked_until(&mut self, key: TimerKey, due: u64) -> bool {
         match self.parked_until {
-            Some(until) if due < until => {
+            Some(until) if due.saturating_add(self.levels.slack_of(key)) < until => {
                 self.parked_until = Some(due);
                 true
             }

@@ -166,6 +166,21 @@ pub struct TimerKey {
     gen: NonZeroU32,
 }
 
+impl TimerKey {
+    /// The slot index and generation: for the timer driver, which keeps one
+    /// Lawn per slack level and tags the level into the index's top bits.
+    #[inline]
+    pub(crate) fn into_raw(self) -> (u32, NonZeroU32) {
+        (self.index, self.gen)
+    }
+
+    /// The inverse of [`into_raw`](TimerKey::into_raw).
+    #[inline]
+    pub(crate) fn from_raw(index: u32, gen: NonZeroU32) -> TimerKey {
+        TimerKey { index, gen }
+    }
+}
+
 impl fmt::Debug for TimerKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "TimerKey({}v{})", self.index, self.gen)
@@ -369,6 +384,29 @@ impl<T> Lawn<T> {
             (Some(near), Some((key, _))) => Some(near.min(key)),
             (near, heap) => near.or(heap.map(|(key, _)| key)),
         }
+    }
+
+    /// A deadline of a pending timer at or before `t`, as late as the Lawn
+    /// can tell cheaply: the latest one in its near window (timers due
+    /// soon, exact per tick), or the earliest bucket's key if that is later.
+    /// `None` if [`next_deadline`](Lawn::next_deadline) is after `t`. A
+    /// driver that may fire a batch of timers as late as `t` wakes at this
+    /// tick rather than at the first deadline, and fires more at once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.insert(0, 10, ());
+    /// lawn.insert(0, 14, ());
+    /// lawn.insert(0, 30, ());
+    /// assert_eq!(lawn.last_deadline_by(9), None);
+    /// assert_eq!(lawn.last_deadline_by(20), Some(14));
+    /// ```
+    pub fn last_deadline_by(&self, t: u64) -> Option<u64> {
+        let near = self.near.last_by(t);
+        let heap = self.heap.peek().map(|(key, _)| key).filter(|&key| key <= t);
+        near.max(heap)
     }
 
     /// Hands out one timer whose deadline is at or before `now`, or `None`

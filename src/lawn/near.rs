@@ -137,6 +137,47 @@ impl Near {
         Some(word * 64 + self.words[word].trailing_zeros() as usize)
     }
 
+    /// The latest deadline in the window at or before `t`, if any.
+    pub(super) fn last_by(&self, t: u64) -> Option<u64> {
+        if self.min == u64::MAX || t < self.min {
+            return None;
+        }
+        let hi_abs = t.min(self.min + NEAR - 1);
+        let (lo, hi) = ((self.min % NEAR) as usize, (hi_abs % NEAR) as usize);
+        let near = NEAR as usize;
+        let offset = if lo <= hi {
+            self.last_set_in(lo, hi)? - lo
+        } else {
+            // The range wraps: its later part is slots 0..=hi.
+            match self.last_set_in(0, hi) {
+                Some(j) => near - lo + j,
+                None => self.last_set_in(lo, near - 1)? - lo,
+            }
+        };
+        Some(self.min + offset as u64)
+    }
+
+    /// The last non-empty slot in `lo..=hi` (no wrapping).
+    fn last_set_in(&self, lo: usize, hi: usize) -> Option<usize> {
+        let (first, last) = (lo / 64, hi / 64);
+        for w in (first..=last).rev() {
+            if self.summary & (1 << w) == 0 {
+                continue;
+            }
+            let mut word = self.words[w];
+            if w == last && hi % 64 != 63 {
+                word &= (1 << (hi % 64 + 1)) - 1;
+            }
+            if w == first {
+                word &= u64::MAX << (lo % 64);
+            }
+            if word != 0 {
+                return Some(w * 64 + 63 - word.leading_zeros() as usize);
+            }
+        }
+        None
+    }
+
     /// Deadlines of the non-empty slots, earliest first (for the self-check).
     pub(super) fn deadlines(&self) -> Vec<u64> {
         if self.min == u64::MAX {

@@ -489,3 +489,71 @@ fn a_ttl_gets_an_exact_bucket_when_it_recurs() {
     assert_eq!(lawn.bucket_count(), 2);
     checked(&lawn);
 }
+
+#[test]
+fn last_deadline_by_finds_the_latest_near_deadline_across_the_wrap() {
+    // xorshift: deterministic, no dependency.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let mut lawn = Lawn::new();
+    let mut pending: Vec<(TimerKey, u64)> = Vec::new();
+    let mut now = 0;
+    for round in 0..20_000 {
+        match next(3) {
+            0 if pending.len() < 300 => {
+                // Within the near window's span of the earliest, so the
+                // answer is exact (no bucket keys involved).
+                let ttl = 1 + next(super::near::NEAR - 64);
+                let base = pending.iter().map(|&(_, d)| d).min().unwrap_or(now + 1);
+                if now + ttl < base + super::near::NEAR - 1 {
+                    let key = lawn.insert(now, ttl, ());
+                    pending.push((key, now + ttl));
+                }
+            }
+            1 if !pending.is_empty() => {
+                let (key, _) = pending.swap_remove(next(pending.len() as u64) as usize);
+                lawn.remove(key);
+            }
+            _ => {
+                now += next(200);
+                pending.retain(|&(_, d)| d > now);
+                drain(&mut lawn, now);
+            }
+        }
+        let t = now + next(2 * super::near::NEAR);
+        let got = lawn.last_deadline_by(t);
+        let near_by = lawn.near.deadlines().into_iter().filter(|&d| d <= t).max();
+        if lawn.heap.peek().is_none() {
+            // All in the near window: exact.
+            let want = pending.iter().map(|&(_, d)| d).filter(|&d| d <= t).max();
+            assert_eq!(got, want, "round {round}, t {t}");
+        } else {
+            // A bucket's key may stand in for its timers: never past `t`,
+            // never before the window's latest deadline by `t`, present
+            // exactly when something may be due by `t`.
+            assert!(
+                got.is_none_or(|got| got <= t && Some(got) >= near_by),
+                "round {round}"
+            );
+            assert_eq!(got.is_some(), lawn.next_deadline().is_some_and(|n| n <= t));
+        }
+    }
+}
+
+#[test]
+fn last_deadline_by_never_passes_t_with_buckets() {
+    let mut lawn = Lawn::new();
+    for ttl in [5, 9, 100_000, 250_000] {
+        lawn.insert(0, ttl, ());
+    }
+    assert_eq!(lawn.last_deadline_by(4), None);
+    assert_eq!(lawn.last_deadline_by(8), Some(5));
+    assert_eq!(lawn.last_deadline_by(50_000), Some(9));
+    let by = lawn.last_deadline_by(300_000).unwrap();
+    assert!((9..=300_000).contains(&by));
+}

@@ -9,12 +9,13 @@ use super::blocking;
 use super::park::Parker;
 use super::scheduler::{current, multi, Scheduler};
 use super::{Handle, Runtime};
-use crate::driver::{check_resolution, Driver};
+use crate::driver::{check_resolution, Driver, TimerSlack};
 
 /// The runtime's default tick: deadlines round up to a multiple of it.
-/// Finer than tokio's millisecond, so short sleeps wake close to their
-/// deadline (the park loop wakes at the tick itself, through a timerfd).
-pub const DEFAULT_TIMER_RESOLUTION: Duration = Duration::from_micros(100);
+/// A thousandth of tokio's millisecond, so a short sleep can wake within
+/// microseconds of its deadline; how often the park loop wakes is set by
+/// the timers' slack ([`TimerSlack`]), not by the tick.
+pub const DEFAULT_TIMER_RESOLUTION: Duration = Duration::from_micros(1);
 
 /// Builds a [`Runtime`] with custom settings; like `tokio::runtime::Builder`.
 ///
@@ -50,6 +51,7 @@ pub struct Builder {
     enable_time: bool,
     enable_io: bool,
     timer_resolution: Duration,
+    timer_slack: TimerSlack,
     start_paused: bool,
     /// `None`: `lawn-rt-worker` for workers, `lawn-rt-blocking` for the
     /// blocking pool.
@@ -122,6 +124,7 @@ impl Builder {
             enable_time: false,
             enable_io: false,
             timer_resolution: DEFAULT_TIMER_RESOLUTION,
+            timer_slack: TimerSlack::DEFAULT,
             start_paused: false,
             thread_name: None,
             thread_stack_size: None,
@@ -202,10 +205,10 @@ impl Builder {
         self.enable_time().enable_io()
     }
 
-    /// The time driver's tick (default [`DEFAULT_TIMER_RESOLUTION`], 100
-    /// µs): every deadline is rounded up to a whole tick, and the park loop
-    /// wakes at the tick. Must be within 1 ns..=1 s, else
-    /// [`build`](Builder::build) fails.
+    /// The time driver's tick (default [`DEFAULT_TIMER_RESOLUTION`], 1
+    /// µs): every deadline is rounded up to a whole tick. Must be within
+    /// 1 ns..=1 s, else [`build`](Builder::build) fails. Slack levels finer
+    /// than the tick are not used (see [`timer_slack`](Builder::timer_slack)).
     ///
     /// # Examples
     ///
@@ -220,6 +223,42 @@ impl Builder {
     /// ```
     pub fn timer_resolution(&mut self, resolution: Duration) -> &mut Builder {
         self.timer_resolution = resolution;
+        self
+    }
+
+    /// How late a timer may fire so that it shares a wake-up with its
+    /// neighbours: the trade-off between precision and CPU. The default,
+    /// [`TimerSlack::DEFAULT`], lets a timer set `ttl` ahead fire up to
+    /// `ttl / 8` late, at most 1 ms (tokio's tick), rounded down to one of
+    /// 0, 16, 32, 64, 128, 256, 512 µs and 1 ms; so short sleeps are
+    /// precise and long timeouts share wake-ups. A timer never fires
+    /// early, and a lone timer is woken for at its deadline whatever its
+    /// slack. [`TimerSlack::NONE`] wakes for every deadline (most
+    /// precise, most wake-ups); [`TimerSlack::new`] sets the divisor and
+    /// the cap.
+    ///
+    /// With the runtime otherwise idle, a timer fires no later than its
+    /// deadline (rounded up to the tick) plus
+    /// [`slack_for(ttl)`](TimerSlack::slack_for) plus the operating
+    /// system's wake-up latency; a busy runtime fires due timers on every
+    /// turn of its loop.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::{Builder, TimerSlack};
+    /// use lawn_rt::time::Duration;
+    ///
+    /// // A latency-critical service: a 32nd of the TTL, at most 128 µs.
+    /// let rt = Builder::new_current_thread()
+    ///     .enable_all()
+    ///     .timer_slack(TimerSlack::new(32, Duration::from_micros(128)))
+    ///     .build()?;
+    /// rt.block_on(lawn_rt::time::sleep(Duration::from_millis(1)));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn timer_slack(&mut self, slack: TimerSlack) -> &mut Builder {
+        self.timer_slack = slack;
         self
     }
 
@@ -348,7 +387,9 @@ impl Builder {
                 multi::Config {
                     workers: self.worker_threads.unwrap_or_else(default_workers),
                     enable_io: self.enable_io,
-                    time: self.enable_time.then_some(self.timer_resolution),
+                    time: self
+                        .enable_time
+                        .then_some((self.timer_resolution, self.timer_slack)),
                     thread_name: self.name_or("lawn-rt-worker"),
                     stack_size: self.thread_stack_size,
                 },
@@ -366,6 +407,7 @@ impl Builder {
                 self.timer_resolution,
                 true,
                 0,
+                self.timer_slack,
                 Box::new(move || unpark.unpark()),
             );
             if self.start_paused {
@@ -425,6 +467,7 @@ impl fmt::Debug for Builder {
             .field("enable_time", &self.enable_time)
             .field("enable_io", &self.enable_io)
             .field("timer_resolution", &self.timer_resolution)
+            .field("timer_slack", &self.timer_slack)
             .field("start_paused", &self.start_paused)
             .field("thread_name", &self.thread_name)
             .field("max_blocking_threads", &self.max_blocking_threads)

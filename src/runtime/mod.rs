@@ -52,6 +52,7 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
+pub use crate::driver::TimerSlack;
 pub use builder::{Builder, DEFAULT_TIMER_RESOLUTION};
 use scheduler::Scheduler;
 use task::JoinHandle;

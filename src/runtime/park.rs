@@ -9,6 +9,13 @@
 //! only when the deadline changes, so a busy park loop costs one
 //! `epoll_wait` per turn, not two system calls.
 //!
+//! A wake-up that must be punctual (the timer due has less slack than the
+//! kernel takes to wake a thread, tens of µs on a VM) is armed that much
+//! early, by an estimate of that latency learnt from earlier wake-ups, and
+//! the last few µs are waited out on the CPU: see [`Punctual`]. A deadline
+//! closer than the estimate is not slept for at all. Wake-ups with slack to
+//! spare arm at the deadline itself and never spin.
+//!
 //! Ground rules: only the thread that holds the runtime's core parks;
 //! [`Unpark`] is `Send + Sync` and may be used from anywhere.
 
@@ -19,6 +26,7 @@ use std::time::{Duration, Instant as StdInstant};
 use mio::{Events, Poll, Token};
 
 use super::io;
+use crate::driver::WakeAt;
 
 const WAKER: Token = Token(0);
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -32,6 +40,43 @@ pub(crate) struct Parker {
     timer: timerfd::TimerFd,
     /// Where socket events go (`None`: I/O not enabled).
     io: Option<Arc<io::Driver>>,
+    punctual: Punctual,
+    /// Whether the last poll reported the timerfd.
+    timer_fired: bool,
+}
+
+/// What punctual wake-ups learn of the kernel's wake-up latency.
+struct Punctual {
+    /// How early to arm: a low estimate of the latency (most wake-ups come
+    /// after it, so few spin), in ns.
+    early_ns: u64,
+    /// The instant the timerfd was armed to expire at, if armed early for
+    /// a punctual wake-up, and the wake-up it is for.
+    armed: Option<(StdInstant, StdInstant)>,
+}
+
+impl Punctual {
+    /// The estimate before any wake-up was measured.
+    const INITIAL_NS: u64 = 20_000;
+    /// The estimate never exceeds this (a wake-up later than that is the
+    /// machine being busy, not the kernel's latency).
+    const MAX_NS: u64 = 100_000;
+
+    /// Learns from a wake-up at `woke` for a timerfd expiring at `expiry`:
+    /// the estimate falls fast and rises slowly, tracking a low percentile.
+    fn learn(&mut self, expiry: StdInstant, woke: StdInstant) {
+        let late = woke.saturating_duration_since(expiry).as_nanos() as u64;
+        let late = late.min(Self::MAX_NS);
+        if late < self.early_ns {
+            self.early_ns -= (self.early_ns - late) / 4;
+        } else {
+            self.early_ns += (late - self.early_ns) / 32;
+        }
+    }
+
+    fn early(&self) -> Duration {
+        Duration::from_nanos(self.early_ns)
+    }
 }
 
 /// Wakes the parked thread (or makes its next park return at once).
@@ -66,24 +111,60 @@ impl Parker {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             timer,
             io: io.clone(),
+            punctual: Punctual {
+                early_ns: Punctual::INITIAL_NS,
+                armed: None,
+            },
+            timer_fired: false,
         };
         Ok((parker, Unpark(waker), io))
     }
 
-    /// Blocks until an unpark, an I/O event, or `until` (`None`: no
+    /// Blocks until an unpark, an I/O event, or `wake` (`None`: no
     /// deadline), an instant of a clock that reads `now` at present (the
     /// timer driver's, which runs ahead of `std`'s after a paused clock
-    /// was advanced and resumed). `until` at or before `now` polls without
+    /// was advanced and resumed: `real` is false then, and the wake-up is
+    /// never made punctual). A wake at or before `now` polls without
     /// blocking.
-    pub(crate) fn park(&mut self, until: Option<StdInstant>, now: StdInstant) {
-        let timeout = match until {
-            None => None,
-            Some(until) => match until.checked_duration_since(now) {
-                Some(left) if !left.is_zero() => self.arm(until, left),
-                _ => Some(Duration::ZERO),
-            },
+    pub(crate) fn park(&mut self, wake: Option<WakeAt>, now: StdInstant, real: bool) {
+        let Some(wake) = wake else {
+            self.punctual.armed = None;
+            return self.poll(None);
         };
+        let Some(left) = wake.at.checked_duration_since(now).filter(|d| !d.is_zero()) else {
+            return self.poll(Some(Duration::ZERO));
+        };
+        let early = self.punctual.early();
+        if !real
+            || cfg!(not(any(target_os = "linux", target_os = "android")))
+            || wake.slack >= early
+        {
+            // Slack to spare (or no clock to spin on): wake at the deadline.
+            self.punctual.armed = None;
+            let timeout = self.arm(wake.at, left);
+            return self.poll(timeout);
+        }
+        if left <= early {
+            // Sooner than the kernel could wake us: not worth a sleep.
+            self.punctual.armed = None;
+            self.poll(Some(Duration::ZERO));
+            return spin_until(wake.at);
+        }
+        let expiry = wake.at - early;
+        let timeout = self.arm(expiry, left - early);
+        self.punctual.armed = Some((expiry, wake.at));
         self.poll(timeout);
+        if let Some((expiry, at)) = self.punctual.armed.take() {
+            // Only a wake-up by the timerfd was for the deadline: an event
+            // or an unpark before it has work to do now.
+            if self.timer_fired {
+                let woke = StdInstant::now();
+                self.punctual.learn(expiry, woke);
+                if woke < at {
+                    spin_until(at);
+                }
+            }
+        }
     }
 
     /// Forgets which deadline the timerfd is armed for, so the next park
@@ -100,6 +181,7 @@ impl Parker {
     }
 
     fn poll(&mut self, timeout: Option<Duration>) {
+        self.timer_fired = false;
         if let Err(err) = self.poll.poll(&mut self.events, timeout) {
             if err.kind() != std::io::ErrorKind::Interrupted {
                 panic!("lawn_rt: the runtime's event loop failed to poll: {err}");
@@ -113,7 +195,10 @@ impl Parker {
             match event.token() {
                 WAKER => {}
                 #[cfg(any(target_os = "linux", target_os = "android"))]
-                TIMER => self.timer.fired(),
+                TIMER => {
+                    self.timer.fired();
+                    self.timer_fired = true;
+                }
                 _ => {
                     if let Some(io) = &self.io {
                         let dispatched =
@@ -144,6 +229,14 @@ impl Parker {
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     fn arm(&mut self, _until: StdInstant, left: Duration) -> Option<Duration> {
         Some(left)
+    }
+}
+
+/// Waits on the CPU until `at`: for the last few µs of a punctual wake-up,
+/// less than a sleep's own wake-up latency.
+fn spin_until(at: StdInstant) {
+    while StdInstant::now() < at {
+        std::hint::spin_loop();
     }
 }
 

@@ -301,7 +301,7 @@ impl Sleep {
             State::Registered(key) => {
                 let from = self.handle.tick_of(now.into_std());
                 match shared.reset(key, deadline.into_std(), from) {
-                    Ok(Some(due)) => return self.set(State::Registered(key), due.0),
+                    Ok(Some((key, due))) => return self.set(State::Registered(key), due.0),
                     // Handed out for waking, or the driver is gone (the
                     // next poll says so).
                     Ok(None) | Err(_) => Some(key),

@@ -290,14 +290,14 @@ impl Inner {
         if let Park::Until(until) = plan {
             parked = self.set_parked(woken, for_blocking);
             if parked {
-                let now = match time {
+                let (now, real) = match time {
                     Some(shared) if shared.clock.paused_ever() => {
                         core.parker.forget_armed();
-                        shared.clock.now()
+                        (shared.clock.now(), false)
                     }
-                    _ => StdInstant::now(),
+                    _ => (StdInstant::now(), true),
                 };
-                core.parker.park(until, now);
+                core.parker.park(until, now, real);
             }
         }
         if !parked {

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
 use super::poll_budgeted;
-use crate::driver::{Driver, Park};
+use crate::driver::{Driver, Park, TimerSlack};
 use crate::loom::lock;
 use crate::runtime::blocking;
 use crate::runtime::context;
@@ -116,8 +116,8 @@ struct Core {
 pub(crate) struct Config {
     pub(crate) workers: usize,
     pub(crate) enable_io: bool,
-    /// `Some(resolution)`: time enabled.
-    pub(crate) time: Option<Duration>,
+    /// `Some((resolution, slack))`: time enabled.
+    pub(crate) time: Option<(Duration, TimerSlack)>,
     pub(crate) thread_name: String,
     pub(crate) stack_size: Option<usize>,
 }
@@ -131,9 +131,15 @@ impl Shared {
         let mut cores = Vec::with_capacity(config.workers);
         for index in 0..config.workers {
             let (parker, unpark, io) = Parker::new(config.enable_io)?;
-            let time = config.time.map(|resolution| {
+            let time = config.time.map(|(resolution, slack)| {
                 let unpark = unpark.clone();
-                Driver::for_runtime(resolution, false, group, Box::new(move || unpark.unpark()))
+                Driver::for_runtime(
+                    resolution,
+                    false,
+                    group,
+                    slack,
+                    Box::new(move || unpark.unpark()),
+                )
             });
             remotes.push(Remote {
                 queue: Mutex::new(VecDeque::new()),
@@ -371,7 +377,7 @@ impl Shared {
             began = time.is_some() && plan != Park::Skip;
             // I/O readiness wakes tasks from inside the poll.
             survive(|| match plan {
-                Park::Until(until) => core.parker.park(until, StdInstant::now()),
+                Park::Until(until) => core.parker.park(until, StdInstant::now(), true),
                 Park::Skip => core.parker.poll_now(),
             });
             self.unlist_parked(core.index);

@@ -1,0 +1,440 @@
+//! A server-shaped timer load on `lawn_rt`'s runtime and on tokio's, each in
+//! a fresh child process, alternating A B A B, with the medians and ratios
+//! of what a server pays for: CPU seconds, blocking parks, and how late the
+//! timers fire.
+//!
+//! ```text
+//! cargo run --release --example server_load                 # 50k/s and 200k/s, 3 rounds
+//! cargo run --release --example server_load -- --rate 50000 --secs 4 --rounds 5
+//! cargo run --release --example server_load -- --child lawn_rt --rate 50000   # one run
+//! ```
+//!
+//! # The load
+//!
+//! Requests arrive every millisecond (a 1 ms `interval` spawns `rate / 1000`
+//! tasks a tick) for `--secs` seconds. Each task is one of:
+//!
+//! * **a request** (3 in 4): a job that takes 1–60 ms (uniform, whole µs;
+//!   a `sleep_until`) under a 100 ms `timeout`: the job's timer fires and
+//!   the timeout is cancelled;
+//! * **an idle connection** (1 in 4): an idle timeout of 200–1,000 ms
+//!   (uniform, whole µs) that fires.
+//!
+//! Both runtimes are current-thread with `enable_all`; the workload is one
+//! macro body compiled against each crate path.
+//!
+//! # What it reports
+//!
+//! Per child: CPU seconds of the whole process (`getrusage`: user + system),
+//! voluntary context switches (the parks that blocked, each a wake-up),
+//! lateness of every fired job and idle timer (`Instant::now()` when the
+//! task resumes minus the deadline it asked for; p50/p99/max), and early
+//! fires, which must be zero. The parent prints each figure's median over
+//! the rounds for both runtimes and the median of the per-round ratios
+//! (lawn_rt / tokio: below 1 is lawn_rt better). Exit status 1 if a timer
+//! fired early or a task was lost.
+
+use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+use lawn_rt::runtime::TimerSlack;
+
+const USAGE: &str = "\
+usage: server_load [--rate N[,N...]] [--secs S] [--rounds R] [--resolution-us N]
+                   [--slack DIVISOR,CAP_US | --slack none]
+       server_load --child lawn_rt|tokio [--rate N] [--secs S] [...]
+
+  --rate N,...      requests per second (default 50000,200000)
+  --secs S          seconds of arrivals (default 3); the run then waits for
+                    the last idle timeouts (up to 1 s more)
+  --rounds R        A B pairs per rate (default 3)
+  --resolution-us N lawn_rt's Builder::timer_resolution (default: the
+                    runtime's default)
+  --slack D,C|none  lawn_rt's Builder::timer_slack: TimerSlack::new(D, C µs),
+                    or TimerSlack::NONE (default: TimerSlack::DEFAULT)
+  --child RT        run one side in this process and print its figures";
+
+/// Percent of tasks that are requests; the rest are idle connections.
+const REQUEST_PERCENT: u64 = 75;
+const JOB_MIN_US: u64 = 1_000;
+const JOB_MAX_US: u64 = 60_000;
+const REQUEST_TIMEOUT: Duration = Duration::from_millis(100);
+const IDLE_MIN_US: u64 = 200_000;
+const IDLE_MAX_US: u64 = 1_000_000;
+
+/// Lateness histogram: 1 µs buckets up to 100 ms, then one overflow bucket.
+const BUCKETS: usize = 100_000;
+
+struct Stats {
+    lateness_us: Vec<AtomicU64>,
+    max_ns: AtomicU64,
+    early: AtomicU64,
+    fired: AtomicU64,
+    spawned: AtomicU64,
+    timed_out: AtomicU64,
+}
+
+impl Stats {
+    fn leak() -> &'static Stats {
+        Box::leak(Box::new(Stats {
+            lateness_us: (0..=BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            max_ns: AtomicU64::new(0),
+            early: AtomicU64::new(0),
+            fired: AtomicU64::new(0),
+            spawned: AtomicU64::new(0),
+            timed_out: AtomicU64::new(0),
+        }))
+    }
+
+    /// Records a fire at `now` for `deadline` (both `std` instants).
+    fn fired(&self, deadline: std::time::Instant, now: std::time::Instant) {
+        self.fired.fetch_add(1, Relaxed);
+        match now.checked_duration_since(deadline) {
+            None => {
+                self.early.fetch_add(1, Relaxed);
+            }
+            Some(late) => {
+                let ns = late.as_nanos().min(u64::MAX as u128) as u64;
+                self.max_ns.fetch_max(ns, Relaxed);
+                let bucket = ((ns / 1_000) as usize).min(BUCKETS);
+                self.lateness_us[bucket].fetch_add(1, Relaxed);
+            }
+        }
+    }
+
+    /// The `p`-th percentile of lateness, in µs (bucket upper bound).
+    fn percentile(&self, p: f64) -> f64 {
+        let counts: Vec<u64> = self.lateness_us.iter().map(|c| c.load(Relaxed)).collect();
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return 0.0;
+        }
+        let rank = ((total as f64) * p / 100.0).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (us, count) in counts.iter().enumerate() {
+            seen += count;
+            if seen >= rank {
+                return us as f64 + 0.5;
+            }
+        }
+        BUCKETS as f64
+    }
+}
+
+/// xorshift64*: deterministic, the same plans on both runtimes.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        let x = &mut self.0;
+        *x ^= *x >> 12;
+        *x ^= *x << 25;
+        *x ^= *x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+
+    fn between_us(&mut self, min: u64, max: u64) -> Duration {
+        Duration::from_micros(min + self.below(max - min))
+    }
+}
+
+macro_rules! workload {
+    ($rt:ident) => {
+        use super::*;
+        use $rt::time::{interval, sleep_until, timeout, Instant};
+
+        pub async fn run(rate: u64, secs: u64, stats: &'static Stats) {
+            let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+            let mut tick = interval(Duration::from_millis(1));
+            let ticks = secs * 1_000;
+            let mut owed = 0u64;
+            let mut tasks = Vec::new();
+            for _ in 0..ticks {
+                tick.tick().await;
+                owed += rate;
+                while owed >= 1_000 {
+                    owed -= 1_000;
+                    let job = rng.below(100) < REQUEST_PERCENT;
+                    let after = if job {
+                        rng.between_us(JOB_MIN_US, JOB_MAX_US)
+                    } else {
+                        rng.between_us(IDLE_MIN_US, IDLE_MAX_US)
+                    };
+                    stats.spawned.fetch_add(1, Relaxed);
+                    tasks.push($rt::spawn(task(job, after, stats)));
+                }
+            }
+            for task in tasks {
+                task.await.expect("a task panicked");
+            }
+        }
+
+        async fn task(job: bool, after: Duration, stats: &'static Stats) {
+            let deadline = Instant::now() + after;
+            if job {
+                match timeout(REQUEST_TIMEOUT, sleep_until(deadline)).await {
+                    Ok(()) => stats.fired(deadline.into_std(), std::time::Instant::now()),
+                    Err(_) => {
+                        stats.timed_out.fetch_add(1, Relaxed);
+                    }
+                }
+            } else {
+                sleep_until(deadline).await;
+                stats.fired(deadline.into_std(), std::time::Instant::now());
+            }
+        }
+    };
+}
+
+mod on_lawn_rt {
+    workload!(lawn_rt);
+}
+
+mod on_tokio {
+    workload!(tokio);
+}
+
+/// CPU seconds (user + system) and voluntary context switches of this
+/// process so far.
+fn usage() -> (f64, u64) {
+    // SAFETY: `getrusage` writes one `rusage` into the zeroed struct we own.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        secs(usage.ru_utime) + secs(usage.ru_stime),
+        usage.ru_nvcsw as u64,
+    )
+}
+
+/// One side, in this process: prints `key=value` figures on one line.
+fn child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> ExitCode {
+    let stats = Stats::leak();
+    let (cpu0, csw0) = usage();
+    let wall = std::time::Instant::now();
+    match runtime {
+        "lawn_rt" => {
+            let mut builder = lawn_rt::runtime::Builder::new_current_thread();
+            builder.enable_all();
+            if let Some(resolution) = lawn.resolution {
+                builder.timer_resolution(resolution);
+            }
+            if let Some(slack) = lawn.slack {
+                builder.timer_slack(slack);
+            }
+            let rt = builder.build().expect("build the lawn_rt runtime");
+            rt.block_on(on_lawn_rt::run(rate, secs, stats));
+        }
+        "tokio" => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("build the tokio runtime");
+            rt.block_on(on_tokio::run(rate, secs, stats));
+        }
+        other => {
+            eprintln!("server_load: unknown runtime `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    let wall = wall.elapsed().as_secs_f64();
+    let (cpu1, csw1) = usage();
+    let spawned = stats.spawned.load(Relaxed);
+    let done = stats.fired.load(Relaxed) + stats.timed_out.load(Relaxed);
+    println!(
+        "cpu={:.4} parks={} p50={:.1} p99={:.1} max={:.1} early={} lost={} wall={:.3} timed_out={}",
+        cpu1 - cpu0,
+        csw1 - csw0,
+        stats.percentile(50.0),
+        stats.percentile(99.0),
+        stats.max_ns.load(Relaxed) as f64 / 1e3,
+        stats.early.load(Relaxed),
+        spawned - done,
+        wall,
+        stats.timed_out.load(Relaxed),
+    );
+    ExitCode::SUCCESS
+}
+
+/// lawn_rt's settings, passed on to its children.
+#[derive(Default)]
+struct LawnOptions {
+    resolution: Option<Duration>,
+    slack: Option<TimerSlack>,
+    slack_arg: Option<String>,
+}
+
+/// The figures one child printed.
+#[derive(Clone, Debug, Default)]
+struct Figures {
+    cpu: f64,
+    parks: f64,
+    p50: f64,
+    p99: f64,
+    max: f64,
+    early: f64,
+    lost: f64,
+}
+
+fn run_child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> Figures {
+    let exe = std::env::current_exe().expect("this program's path");
+    let mut cmd = Command::new(exe);
+    cmd.args([
+        "--child",
+        runtime,
+        "--rate",
+        &rate.to_string(),
+        "--secs",
+        &secs.to_string(),
+    ]);
+    if let Some(resolution) = lawn.resolution {
+        cmd.args(["--resolution-us", &resolution.as_micros().to_string()]);
+    }
+    if let Some(slack) = &lawn.slack_arg {
+        cmd.args(["--slack", slack]);
+    }
+    let out = cmd.output().expect("run a child");
+    assert!(out.status.success(), "the {runtime} child failed: {out:?}");
+    let line = String::from_utf8_lossy(&out.stdout);
+    let get = |key: &str| -> f64 {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no `{key}` in the child's line: {line}"))
+    };
+    Figures {
+        cpu: get("cpu"),
+        parks: get("parks"),
+        p50: get("p50"),
+        p99: get("p99"),
+        max: get("max"),
+        early: get("early"),
+        lost: get("lost"),
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+fn main() -> ExitCode {
+    let mut rates = vec![50_000, 200_000];
+    let (mut secs, mut rounds, mut child_rt) = (3, 3, None);
+    let mut lawn = LawnOptions::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_default();
+        match arg.as_str() {
+            "--rate" => {
+                rates = value()
+                    .split(',')
+                    .map(|r| r.replace('_', "").parse().unwrap_or(0))
+                    .collect()
+            }
+            "--secs" => secs = value().parse().unwrap_or(0),
+            "--rounds" => rounds = value().parse().unwrap_or(0),
+            "--resolution-us" => {
+                lawn.resolution = value().parse().ok().map(Duration::from_micros);
+            }
+            "--slack" => {
+                let arg = value();
+                let slack = match arg.split_once(',') {
+                    _ if arg == "none" => Some(TimerSlack::NONE),
+                    Some((d, c)) => d
+                        .parse()
+                        .ok()
+                        .filter(|&d: &u32| d > 0)
+                        .zip(c.parse().ok())
+                        .map(|(d, c)| TimerSlack::new(d, Duration::from_micros(c))),
+                    None => None,
+                };
+                let Some(slack) = slack else {
+                    eprintln!("server_load: --slack takes DIVISOR,CAP_US or none\n\n{USAGE}");
+                    return ExitCode::from(2);
+                };
+                lawn.slack = Some(slack);
+                lawn.slack_arg = Some(arg);
+            }
+            "--child" => child_rt = Some(value()),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("server_load: unknown argument `{other}`\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if rates.contains(&0) || secs == 0 || rounds == 0 {
+        eprintln!("server_load: --rate, --secs and --rounds take positive numbers\n\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    if let Some(runtime) = child_rt {
+        return child(&runtime, rates[0], secs, &lawn);
+    }
+    println!(
+        "server_load: {secs} s of arrivals, 75% jobs of 1-60 ms under a 100 ms timeout, 25% \
+         idle timeouts of 200-1000 ms; current-thread runtimes; {rounds} rounds, A B A B, \
+         medians (ratio: median of per-round lawn_rt/tokio)\n"
+    );
+    println!(
+        "| rate/s | runtime | CPU s | parks | lateness p50 µs | p99 µs | max µs | early | lost |"
+    );
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut ok = true;
+    for &rate in &rates {
+        let mut lawn_runs = Vec::new();
+        let mut tokio = Vec::new();
+        for _ in 0..rounds {
+            lawn_runs.push(run_child("lawn_rt", rate, secs, &lawn));
+            tokio.push(run_child("tokio", rate, secs, &lawn));
+        }
+        let col = |runs: &[Figures], f: fn(&Figures) -> f64| median(runs.iter().map(f).collect());
+        let ratio = |f: fn(&Figures) -> f64| {
+            median(
+                lawn_runs
+                    .iter()
+                    .zip(&tokio)
+                    .map(|(a, b)| f(a) / f(b).max(1e-9))
+                    .collect(),
+            )
+        };
+        for (name, runs) in [("lawn_rt", &lawn_runs), ("tokio", &tokio)] {
+            println!(
+                "| {rate} | {name} | {:.3} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} |",
+                col(runs, |f| f.cpu),
+                col(runs, |f| f.parks),
+                col(runs, |f| f.p50),
+                col(runs, |f| f.p99),
+                col(runs, |f| f.max),
+                col(runs, |f| f.early),
+                col(runs, |f| f.lost),
+            );
+            ok &= runs.iter().all(|f| f.early == 0.0 && f.lost == 0.0);
+        }
+        println!(
+            "| {rate} | **lawn_rt/tokio** | **{:.2}x** | **{:.2}x** | **{:.2}x** | **{:.2}x** | | | |",
+            ratio(|f| f.cpu),
+            ratio(|f| f.parks),
+            ratio(|f| f.p50),
+            ratio(|f| f.p99),
+        );
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("server_load: a timer fired early or a task was lost");
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,540 @@
+//! How late a timer may fire, and the per-level Lawns that let the park
+//! loop share one wake-up between timers that can afford it.
+//!
+//! # The rule
+//!
+//! A timer set `ttl` ahead may fire up to `slack(ttl)` after its deadline
+//! (never before it):
+//!
+//! ```text
+//! slack(ttl) = the largest level in {0, 16, 32, 64, 128, 256, 512 µs, 1 ms}
+//!              that is at most min(ttl / divisor, cap)
+//! ```
+//!
+//! with `divisor = 8` and `cap = 1 ms` by default ([`TimerSlack::DEFAULT`]):
+//! a `sleep(200 µs)` may be 16 µs late, a `sleep(1 ms)` 64 µs, a 100 ms
+//! timeout or a 500 ms idle timeout 1 ms — never more than tokio's
+//! millisecond tick. The OS's own wake-up latency comes on top.
+//!
+//! # How the park loop uses it
+//!
+//! Timers of one level live in one [`Lawn`], so each level's earliest
+//! deadline is O(1). Parking, the loop may sleep until
+//! `latest = min over levels (earliest deadline + level slack)`, the moment
+//! the tightest timer would be too late. It wakes at the last level head at
+//! or before `latest`, and fires everything due by then. A lone timer is
+//! woken at its deadline exactly; timers that crowd together share a
+//! wake-up as long as each one's slack allows it.
+//!
+//! Ground rules: [`Levels`] is plain data, guarded by the driver lock. Keys
+//! it hands out carry their level in the top [`LEVEL_BITS`] bits of the
+//! slot index, so a `Sleep` stores one 8-byte key as before.
+
+use std::fmt;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use crate::lawn::{Lawn, TimerKey};
+
+/// Slack of each level, in nanoseconds, ascending; level 0 is exact.
+const LEVEL_SLACK_NS: [u64; LEVELS] = [
+    0, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_000_000,
+];
+
+/// Units of a level's Lawn per slack of the level (see [`Levels`]).
+const UNITS_PER_SLACK: u64 = 16;
+
+/// Number of levels.
+pub(crate) const LEVELS: usize = 8;
+/// Index bits that name the level.
+const LEVEL_BITS: u32 = 3;
+/// The index bits left for a level's own slot index.
+const INDEX_BITS: u32 = 32 - LEVEL_BITS;
+/// Slot indexes a level can hand out keys for.
+const INDEX_LIMIT: u32 = 1 << INDEX_BITS;
+/// The most timers one level holds: a Lawn's slab holds at most
+/// `2 × timers + 32 × buckets` slots (see `crate::lawn`), and a level has
+/// well under 2^13 buckets, so every slot index stays below
+/// [`INDEX_LIMIT`]. 268 million timers per level.
+pub(crate) const LEVEL_CAPACITY: usize = (INDEX_LIMIT as usize) / 2 - (1 << 18);
+
+/// How much later than its deadline a timer may fire so that it can share a
+/// wake-up with its neighbours: a fraction of its TTL, up to a cap. Set it
+/// with [`Builder::timer_slack`](crate::runtime::Builder::timer_slack).
+///
+/// A timer set `ttl` ahead fires no earlier than its deadline and, with the
+/// runtime otherwise idle, no later than `slack(ttl)` after it (plus the
+/// OS's wake-up latency, and the rounding of its deadline up to the
+/// driver's tick), where `slack(ttl)` is the largest of
+/// 0, 16, 32, 64, 128, 256, 512 µs and 1 ms that is at most
+/// `min(ttl / divisor, cap)`: see [`slack_for`](TimerSlack::slack_for).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::TimerSlack;
+/// use std::time::Duration;
+///
+/// let slack = TimerSlack::DEFAULT; // ttl / 8, at most 1 ms
+/// assert_eq!(slack.slack_for(Duration::from_micros(200)), Duration::from_micros(16));
+/// assert_eq!(slack.slack_for(Duration::from_millis(1)), Duration::from_micros(64));
+/// assert_eq!(slack.slack_for(Duration::from_secs(30)), Duration::from_millis(1));
+///
+/// // More precision: a 32nd of the TTL, at most 128 µs.
+/// let tight = TimerSlack::new(32, Duration::from_micros(128));
+/// assert_eq!(tight.slack_for(Duration::from_millis(1)), Duration::from_micros(16));
+/// assert_eq!(TimerSlack::NONE.slack_for(Duration::from_secs(30)), Duration::ZERO);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TimerSlack {
+    divisor: u32,
+    cap_ns: u64,
+}
+
+impl TimerSlack {
+    /// The default: an eighth of the TTL, at most 1 ms.
+    pub const DEFAULT: TimerSlack = TimerSlack {
+        divisor: 8,
+        cap_ns: 1_000_000,
+    };
+
+    /// No slack: every timer is woken for at its own deadline.
+    pub const NONE: TimerSlack = TimerSlack {
+        divisor: u32::MAX,
+        cap_ns: 0,
+    };
+
+    /// A timer may fire up to `ttl / divisor` late, at most `cap` (rounded
+    /// down to a level; caps from 1 ms up allow 1 ms).
+    ///
+    /// # Panics
+    ///
+    /// If `divisor` is zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::TimerSlack;
+    /// use std::time::Duration;
+    ///
+    /// let frugal = TimerSlack::new(4, Duration::from_millis(1));
+    /// assert_eq!(frugal.slack_for(Duration::from_millis(1)), Duration::from_micros(128));
+    /// ```
+    #[track_caller]
+    pub fn new(divisor: u32, cap: Duration) -> TimerSlack {
+        assert!(
+            divisor != 0,
+            "lawn_rt: `TimerSlack::new` needs a nonzero divisor (the slack is ttl / divisor)"
+        );
+        TimerSlack {
+            divisor,
+            cap_ns: u64::try_from(cap.as_nanos()).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// How late a timer set `ttl` ahead may fire under this rule.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::TimerSlack;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(TimerSlack::DEFAULT.slack_for(Duration::from_micros(100)), Duration::ZERO);
+    /// ```
+    pub fn slack_for(&self, ttl: Duration) -> Duration {
+        let ttl_ns = u64::try_from(ttl.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(LEVEL_SLACK_NS[self.level_ns(ttl_ns)])
+    }
+
+    /// The level of a timer `ttl_ns` ahead.
+    fn level_ns(&self, ttl_ns: u64) -> usize {
+        let allowed = (ttl_ns / u64::from(self.divisor)).min(self.cap_ns);
+        LEVEL_SLACK_NS
+            .iter()
+            .rposition(|&slack| slack <= allowed)
+            .unwrap_or(0)
+    }
+}
+
+impl Default for TimerSlack {
+    fn default() -> Self {
+        TimerSlack::DEFAULT
+    }
+}
+
+impl fmt::Debug for TimerSlack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == TimerSlack::NONE {
+            return f.write_str("TimerSlack::NONE");
+        }
+        f.debug_struct("TimerSlack")
+            .field("divisor", &self.divisor)
+            .field("cap", &Duration::from_nanos(self.cap_ns))
+            .finish()
+    }
+}
+
+/// When a parked loop should wake, in ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Wake {
+    /// The tick to wake at: the last deadline at or before `latest` that
+    /// the levels can tell cheaply (see [`Lawn::last_deadline_by`]).
+    pub(crate) at: u64,
+    /// The last tick the wake-up may come at without a timer firing later
+    /// than its slack allows.
+    pub(crate) latest: u64,
+}
+
+/// One Lawn per slack level, with the driver's tick-based view of the rule.
+///
+/// Each level's Lawn counts in its own unit, [`UNITS_PER_SLACK`] to the
+/// level's slack (rounded down; at least the driver's tick): a timer's
+/// deadline is rounded up to that unit, which the level's slack pays for.
+/// So a level's Lawn sees TTLs of 128 to 256 units, well inside its exact
+/// near window (4,096 units): no class-bucket keys, no re-filing, and each
+/// head is an exact deadline, so a planned wake-up always fires something.
+/// Only the top level (TTLs without bound) also uses class buckets.
+pub(crate) struct Levels<T> {
+    lawns: [Lawn<T>; LEVELS],
+    /// Each level's unit, in driver ticks (level 0: one tick).
+    unit: [u64; LEVELS],
+    /// Smallest TTL, in ticks, of each level (`u64::MAX`: level unused,
+    /// because the cap or the tick rules it out). Ascending.
+    min_ttl: [u64; LEVELS],
+    /// Each level's slack in whole ticks (rounded down), less what rounding
+    /// deadlines up to the level's unit may already have added.
+    slack: [u64; LEVELS],
+    /// The latest tick seen by any level.
+    elapsed: u64,
+}
+
+impl<T> Levels<T> {
+    /// Levels for a driver with ticks of `resolution_ns`.
+    pub(crate) fn new(rule: TimerSlack, resolution_ns: u64) -> Levels<T> {
+        let resolution_ns = resolution_ns.max(1);
+        let mut min_ttl = [u64::MAX; LEVELS];
+        let mut slack = [0; LEVELS];
+        let mut unit = [1; LEVELS];
+        min_ttl[0] = 0;
+        for level in 1..LEVELS {
+            let slack_ns = LEVEL_SLACK_NS[level];
+            let ticks = slack_ns / resolution_ns;
+            if slack_ns > rule.cap_ns || ticks == 0 || rule.divisor == u32::MAX {
+                continue;
+            }
+            // ttl_ns / divisor >= slack_ns  <=>  ttl_ns >= slack_ns * divisor.
+            let ttl_ns = slack_ns.saturating_mul(u64::from(rule.divisor));
+            min_ttl[level] = ttl_ns.div_ceil(resolution_ns);
+            unit[level] = (ticks / UNITS_PER_SLACK).max(1);
+            slack[level] = ticks - (unit[level] - 1);
+        }
+        Levels {
+            lawns: std::array::from_fn(|_| Lawn::new()),
+            unit,
+            min_ttl,
+            slack,
+            elapsed: 0,
+        }
+    }
+
+    /// The level of a timer `ttl` ticks ahead.
+    #[inline]
+    fn level_of(&self, ttl: u64) -> usize {
+        let mut level = LEVELS - 1;
+        // Unused levels have `min_ttl == u64::MAX`: skipped even for a TTL
+        // of `u64::MAX`.
+        while ttl < self.min_ttl[level] || self.min_ttl[level] == u64::MAX {
+            level -= 1;
+        }
+        level
+    }
+
+    /// The latest tick seen.
+    #[inline]
+    pub(crate) fn elapsed(&self) -> u64 {
+        self.elapsed
+    }
+
+    /// Files `value` due at tick `due`, from tick `now` (`due > now`), in
+    /// its slack's level, or in level 0 if `exact` (a paused clock: time
+    /// jumps to the deadline, which must be met exactly).
+    /// `Err(value)` if its level is full ([`LEVEL_CAPACITY`]); nothing is
+    /// filed then.
+    pub(crate) fn insert(
+        &mut self,
+        now: u64,
+        due: u64,
+        value: T,
+        exact: bool,
+    ) -> Result<TimerKey, T> {
+        self.elapsed = self.elapsed.max(now);
+        let level = if exact { 0 } else { self.level_of(due - now) };
+        if self.lawns[level].len() >= LEVEL_CAPACITY {
+            return Err(value);
+        }
+        let (now, ttl) = self.in_units(level, now, due);
+        Ok(tag(level, self.lawns[level].insert(now, ttl, value)))
+    }
+
+    /// `now` (rounded down) and the TTL to `due` (rounded up) in the
+    /// level's units; the TTL is at least 1 when `due > now`.
+    #[inline]
+    fn in_units(&self, level: usize, now: u64, due: u64) -> (u64, u64) {
+        let unit = self.unit[level];
+        let now = now / unit;
+        (now, due.div_ceil(unit) - now)
+    }
+
+    /// Cancels a timer; `None` if the key is stale.
+    #[inline]
+    pub(crate) fn remove(&mut self, key: TimerKey) -> Option<T> {
+        let (level, key) = untag(key);
+        self.lawns[level].remove(key)
+    }
+
+    /// Moves a pending timer to tick `due` (`> now`), keeping its value;
+    /// returns its key now (a new one if its level changed), or `None` if
+    /// the key is stale. A timer whose new level is full stays in its own
+    /// (it fires with that level's slack: never early).
+    pub(crate) fn reset(
+        &mut self,
+        key: TimerKey,
+        now: u64,
+        due: u64,
+        exact: bool,
+    ) -> Option<TimerKey> {
+        self.elapsed = self.elapsed.max(now);
+        let (level, inner) = untag(key);
+        let mut to = if exact { 0 } else { self.level_of(due - now) };
+        if to != level && self.lawns[to].len() >= LEVEL_CAPACITY {
+            to = level;
+        }
+        if to == level {
+            let (now, ttl) = self.in_units(level, now, due);
+            return self.lawns[level].reset(inner, now, ttl).then_some(key);
+        }
+        let value = self.lawns[level].remove(inner)?;
+        let (now, ttl) = self.in_units(to, now, due);
+        Some(tag(to, self.lawns[to].insert(now, ttl, value)))
+    }
+
+    /// The slack, in ticks, of the level `key` is filed in.
+    #[inline]
+    pub(crate) fn slack_of(&self, key: TimerKey) -> u64 {
+        self.slack[untag(key).0]
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, key: TimerKey) -> Option<&T> {
+        let (level, key) = untag(key);
+        self.lawns[level].get(key)
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, key: TimerKey) -> Option<&mut T> {
+        let (level, key) = untag(key);
+        self.lawns[level].get_mut(key)
+    }
+
+    /// Each level's earliest deadline, in ticks (may be early for the top
+    /// level's class buckets, never late; see [`Lawn::next_deadline`]).
+    #[inline]
+    fn heads(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..LEVELS).filter_map(|level| {
+            let head = self.lawns[level].next_deadline()?;
+            Some((head.saturating_mul(self.unit[level]), self.slack[level]))
+        })
+    }
+
+    /// The earliest tick any timer may be due at (may be early, never late).
+    pub(crate) fn next_deadline(&self) -> Option<u64> {
+        self.heads().map(|(head, _)| head).min()
+    }
+
+    /// When to wake for the pending timers; `None` if there are none.
+    pub(crate) fn next_wake(&self) -> Option<Wake> {
+        let latest = self
+            .heads()
+            .map(|(head, slack)| head.saturating_add(slack))
+            .min()?;
+        let at = (0..LEVELS)
+            .filter_map(|level| {
+                let unit = self.unit[level];
+                let last = self.lawns[level].last_deadline_by(latest / unit)?;
+                Some(last.saturating_mul(unit))
+            })
+            .max()
+            .unwrap_or(latest);
+        Some(Wake { at, latest })
+    }
+
+    /// Hands out one timer due at or before `now`.
+    #[inline]
+    pub(crate) fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
+        self.elapsed = self.elapsed.max(now);
+        for level in 0..LEVELS {
+            if let Some((key, value)) = self.lawns[level].pop_expired(now / self.unit[level]) {
+                return Some((tag(level, key), value));
+            }
+        }
+        None
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lawns.iter().map(Lawn::len).sum()
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.lawns.iter_mut().for_each(Lawn::shrink_to_fit);
+    }
+
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        self.lawns.iter().map(Lawn::allocated_bytes).sum()
+    }
+
+    /// Takes every timer out, leaving empty levels with the same rule.
+    pub(crate) fn take_all(&mut self) -> Vec<T> {
+        let mut all = Vec::new();
+        for lawn in &mut self.lawns {
+            let mut lawn = std::mem::take(lawn);
+            while let Some((_, value)) = lawn.pop_expired(u64::MAX) {
+                all.push(value);
+            }
+        }
+        all
+    }
+
+    /// Each level's Lawn self-check (for the loom models).
+    #[cfg(loom)]
+    pub(crate) fn check(&self) -> Result<(), crate::lawn::CorruptLawn> {
+        self.lawns.iter().try_for_each(Lawn::check)
+    }
+}
+
+/// A level's key with the level in the index's top bits.
+#[inline]
+fn tag(level: usize, key: TimerKey) -> TimerKey {
+    let (index, gen) = key.into_raw();
+    debug_assert!(index < INDEX_LIMIT, "a level's slot index outgrew its bits");
+    TimerKey::from_raw(index | (level as u32) << INDEX_BITS, gen)
+}
+
+/// The level and the level's own key.
+#[inline]
+fn untag(key: TimerKey) -> (usize, TimerKey) {
+    let (index, gen): (u32, NonZeroU32) = key.into_raw();
+    (
+        (index >> INDEX_BITS) as usize,
+        TimerKey::from_raw(index & (INDEX_LIMIT - 1), gen),
+    )
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    const US: u64 = 1_000;
+
+    #[test]
+    fn the_rule_picks_the_largest_level_within_ttl_over_divisor_and_cap() {
+        let rule = TimerSlack::DEFAULT;
+        let at = |us| rule.slack_for(Duration::from_micros(us)).as_micros();
+        assert_eq!(at(0), 0);
+        assert_eq!(at(127), 0);
+        assert_eq!(at(128), 16);
+        assert_eq!(at(1_000), 64);
+        assert_eq!(at(4_095), 256);
+        assert_eq!(at(4_096), 512);
+        assert_eq!(at(8_000), 1_000);
+        assert_eq!(at(u64::MAX / 2_000), 1_000);
+        assert_eq!(
+            TimerSlack::new(8, Duration::from_micros(100)).slack_for(Duration::from_secs(9)),
+            Duration::from_micros(64)
+        );
+        assert_eq!(
+            TimerSlack::NONE.slack_for(Duration::MAX),
+            Duration::ZERO,
+            "NONE means exact"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "nonzero divisor")]
+    fn a_zero_divisor_is_refused() {
+        let _ = TimerSlack::new(0, Duration::from_millis(1));
+    }
+
+    #[test]
+    fn ticks_follow_the_rule_and_skip_levels_finer_than_a_tick() {
+        // 1 µs ticks: every level usable.
+        let levels: Levels<()> = Levels::new(TimerSlack::DEFAULT, US);
+        assert_eq!(levels.level_of(127), 0);
+        assert_eq!(levels.level_of(128), 1);
+        assert_eq!(levels.level_of(1_000), 3);
+        assert_eq!(levels.level_of(10_000_000), 7);
+        assert_eq!((levels.unit[3], levels.slack[3]), (4, 61));
+        // 100 µs ticks: levels under a tick are unused, so such timers are
+        // exact (their deadline already rounds up to a tick).
+        let coarse: Levels<()> = Levels::new(TimerSlack::DEFAULT, 100 * US);
+        assert_eq!(coarse.level_of(10), 0);
+        assert_eq!(coarse.level_of(11), 4); // 1.1 ms: 128 µs = 1 tick
+        assert_eq!((coarse.unit[4], coarse.slack[4]), (1, 1));
+        let none: Levels<()> = Levels::new(TimerSlack::NONE, US);
+        assert_eq!(none.level_of(u64::MAX), 0);
+    }
+
+    #[test]
+    fn keys_carry_their_level_and_every_operation_finds_the_timer() {
+        let mut levels = Levels::new(TimerSlack::DEFAULT, US);
+        let short = levels.insert(0, 100, "short", false).ok().unwrap();
+        let long = levels.insert(0, 50_000, "long", false).ok().unwrap();
+        assert_eq!(untag(short).0, 0);
+        assert_eq!(untag(long).0, 7);
+        assert_eq!(levels.get(long), Some(&"long"));
+        assert_eq!(levels.len(), 2);
+        // A reset that changes the level moves it and gives a new key.
+        let moved = levels.reset(long, 10, 200, false).unwrap();
+        assert_eq!(untag(moved).0, 1);
+        assert_eq!(levels.get(long), None);
+        assert_eq!(levels.get(moved), Some(&"long"));
+        assert_eq!(levels.remove(short), Some("short"));
+        assert_eq!(levels.pop_expired(199), None);
+        assert_eq!(levels.pop_expired(200), Some((moved, "long")));
+        assert_eq!(levels.len(), 0);
+    }
+
+    #[test]
+    fn a_lone_timer_wakes_at_its_deadline_and_crowds_share_a_wake_up() {
+        let mut levels = Levels::new(TimerSlack::DEFAULT, US);
+        assert_eq!(levels.next_wake(), None);
+        // A 50 ms timer due at 50,000 µs (slack 1 ms, in units of 62 µs)
+        // alone: woken for at its deadline rounded up to its unit, and the
+        // unit's rounding counts against its slack.
+        let _ = levels.insert(0, 50_000, (), false);
+        let wake = levels.next_wake().unwrap();
+        assert_eq!(wake.at, 50_034);
+        assert!(wake.latest >= wake.at && wake.latest <= 51_000);
+        // A 20 ms timer due at 50,600 can share: wake at 50,600 (its unit
+        // is the same), when both are due.
+        let _ = levels.insert(30_600, 50_600, (), false);
+        let wake = levels.next_wake().unwrap();
+        assert!((50_600..50_662).contains(&wake.at), "{wake:?}");
+        assert!(wake.at <= wake.latest);
+        // A 400 µs timer due at 50,100 (slack 32 µs, in 2 µs units) is
+        // tighter: the wake-up may not come after 50,131, so the 50,600
+        // one waits for a wake-up of its own.
+        let _ = levels.insert(49_700, 50_100, (), false);
+        assert_eq!(
+            levels.next_wake(),
+            Some(Wake {
+                at: 50_100,
+                latest: 50_131
+            })
+        );
+        let fired = std::iter::from_fn(|| levels.pop_expired(50_100)).count();
+        assert_eq!(fired, 2);
+        assert!(levels.next_wake().unwrap().at >= 50_600);
+        assert_eq!(levels.pop_expired(50_599), None, "never early");
+    }
+}
