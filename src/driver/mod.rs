@@ -62,7 +62,7 @@ pub use slack::TimerSlack;
 use crate::loom::Arc;
 use clock::MAX_RESOLUTION;
 use shared::{Options, Shared};
-pub(crate) use shared::{Park, Shared as SharedDriver, WakeAt};
+pub(crate) use shared::{Park, Shared as SharedDriver};
 
 /// A timer driver: owns the timers of the handles cloned from it and fires
 /// them when told to. Dropping it shuts it down.

@@ -48,7 +48,7 @@ pub fn shard(group: usize, unpark: impl Fn() + Send + Sync + 'static) -> Driver 
 pub fn begin_park(driver: &Driver) -> Option<Option<StdInstant>> {
     match driver.handle.shared.begin_park(None) {
         Park::Skip => None,
-        Park::Until(wake) => Some(wake.map(|wake| wake.at)),
+        Park::Until(until) => Some(until),
     }
 }
 

@@ -93,19 +93,9 @@ pub(crate) enum Park {
     /// Do not block: a timer is due, an unpark came, or the driver shut
     /// down.
     Skip,
-    /// Block until this wake-up at the latest (`None`: until unparked),
+    /// Block until this instant at the latest (`None`: until unparked),
     /// then call [`Shared::end_park`].
-    Until(Option<WakeAt>),
-}
-
-/// When a parked thread should wake, and how much later it may wake
-/// without a timer firing later than its slack allows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct WakeAt {
-    pub(crate) at: StdInstant,
-    /// Zero when a timer due at `at` has no slack: the wake-up should be
-    /// punctual (see `runtime/park.rs`).
-    pub(crate) slack: Duration,
+    Until(Option<StdInstant>),
 }
 
 /// What a registration found.
@@ -291,8 +281,8 @@ impl Shared {
         let mut inner = lock(&self.inner);
         inner = match self.plan_park(&mut inner, max) {
             Park::Skip => return,
-            Park::Until(Some(wake)) => {
-                let left = wake.at.saturating_duration_since(self.clock.now());
+            Park::Until(Some(until)) => {
+                let left = until.saturating_duration_since(self.clock.now());
                 wait_timeout(condvar, inner, left)
             }
             Park::Until(None) => wait(condvar, inner),
@@ -339,35 +329,25 @@ impl Shared {
             return Park::Skip;
         }
         let now = self.clock.now();
-        let wake = match inner.levels.next_wake() {
+        let until = match inner.levels.next_wake() {
             Some(wake) => {
                 let at = self.clock.instant_of(Tick(wake.at));
-                let latest = self.clock.instant_of(Tick(wake.latest));
                 match at.checked_duration_since(now) {
-                    Some(d) if !d.is_zero() => Some(match max {
-                        Some(max) if max < d => WakeAt {
-                            at: checked_add_or_far(now, max),
-                            slack: Duration::ZERO,
-                        },
-                        _ => WakeAt {
-                            at,
-                            slack: latest.saturating_duration_since(at),
-                        },
-                    }),
+                    Some(d) if !d.is_zero() => match max {
+                        Some(max) if max < d => Some(checked_add_or_far(now, max)),
+                        _ => Some(at),
+                    },
                     _ => return Park::Skip,
                 }
             }
             None => {
                 // Idle: a good time to give the timer store's memory back.
                 inner.levels.shrink_to_fit();
-                max.map(|max| WakeAt {
-                    at: checked_add_or_far(now, max),
-                    slack: Duration::ZERO,
-                })
+                max.map(|max| checked_add_or_far(now, max))
             }
         };
-        inner.parked_until = Some(wake.map_or(u64::MAX, |w| self.clock.tick_ceil(w.at).0));
-        Park::Until(wake)
+        inner.parked_until = Some(until.map_or(u64::MAX, |at| self.clock.tick_ceil(at).0));
+        Park::Until(until)
     }
 
     /// Wakes the thread in [`park`](Shared::park) (or the event loop parked
