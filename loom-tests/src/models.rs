@@ -587,6 +587,63 @@ pub fn shard_reset_wakes_parked_worker() {
     assert_released(&recorder);
 }
 
+/// Model 9, a registration that relies on its slack vs the worker's park:
+/// the worker plans its park for the shard's one timer (due at 20 ticks,
+/// one tick of slack) while another thread files a timer due at 18 ticks
+/// (also one tick of slack: it may fire at 19 at the latest). Either the
+/// plan sees it and wakes by 19, or the registration sees the parked
+/// worker would wake too late for it and unparks it; otherwise loom
+/// reports the worker blocked forever. Then both fire, neither early, each
+/// within its slack.
+pub fn slack_registration_vs_park() {
+    let mio = Arc::new(MioWaker::new());
+    let shard = {
+        let mio = mio.clone();
+        Arc::new(model::shard(1, move || mio.wake()))
+    };
+    shard.pause();
+    let _entered = shard.handle().enter();
+    let recorder = Recorder::new("slack");
+    let start = Instant::now();
+    let (late_by, early_due) = (start + 19 * TICK, start + 18 * TICK);
+    let mut far = Box::pin(time::sleep_until(start + 20 * TICK));
+    assert!(poll(far.as_mut(), &recorder.waker()).is_pending());
+
+    let worker = {
+        let shard = shard.clone();
+        let mio = mio.clone();
+        thread::spawn(move || {
+            if let Some(until) = model::begin_park(&shard) {
+                if until.is_none_or(|until| until > late_by.into_std()) {
+                    mio.wait(); // would wake past the new timer's slack
+                }
+                model::end_park(&shard);
+            }
+        })
+    };
+    // Made here (bound to the shard), first polled (filed) there.
+    let mut near = Box::pin(time::sleep_until(early_due));
+    let other = {
+        let recorder = recorder.clone();
+        thread::spawn(move || {
+            assert!(poll(near.as_mut(), &recorder.waker()).is_pending());
+            near
+        })
+    };
+    worker.join().unwrap();
+    let mut near = other.join().unwrap();
+
+    assert_eq!(shard.advance(17 * TICK), 0, "nothing is due before 18");
+    assert_eq!(shard.advance(TICK), 1, "the 18-tick timer fires at 18");
+    assert!(poll(near.as_mut(), &recorder.waker()).is_ready());
+    assert!(poll(far.as_mut(), &recorder.waker()).is_pending());
+    assert_eq!(shard.advance(2 * TICK), 1, "the 20-tick timer fires at 20");
+    assert!(poll(far.as_mut(), &recorder.waker()).is_ready());
+    drop((near, far));
+    model::check(&shard);
+    assert_released(&recorder);
+}
+
 fn cx(waker: &std::task::Waker) -> std::task::Context<'_> {
     std::task::Context::from_waker(waker)
 }

@@ -28,15 +28,18 @@ pub fn fallback_turn(driver: &Driver) {
 }
 
 /// A driver made as a multi-thread runtime makes each worker's timer
-/// shard: 1 ms ticks, shard group `group` (nonzero), and `unpark` called
-/// where the runtime would wake the worker's `mio::Poll`.
+/// shard: 1 ms ticks, the default timer slack (with 1 ms ticks: one tick
+/// for TTLs from 8 ticks up, none below), shard group `group` (nonzero),
+/// and `unpark` called where the runtime would wake the worker's
+/// `mio::Poll`. Paused by hand, it keeps filing timers with their slack
+/// (only a runtime's `time::pause` makes a driver file exactly).
 pub fn shard(group: usize, unpark: impl Fn() + Send + Sync + 'static) -> Driver {
     assert_ne!(group, 0, "shard groups are nonzero");
     Driver::for_runtime(
         Duration::from_millis(1),
         false,
         group,
-        TimerSlack::NONE,
+        TimerSlack::DEFAULT,
         Box::new(unpark),
     )
 }

@@ -37,8 +37,9 @@ pub(crate) struct Shared {
     /// registration.
     pub(crate) fallback: bool,
     /// Whether `time::pause` may pause this driver (a current-thread
-    /// runtime's; see [`Options`]).
-    #[cfg_attr(not(feature = "test-util"), allow(dead_code))]
+    /// runtime's; see [`Options`]). Once paused, such a driver files every
+    /// timer exactly (no slack): auto-advance jumps the clock to the next
+    /// deadline, which tokio's tests expect to the nanosecond.
     pub(crate) pausable: bool,
     /// Whether this is a runtime's driver: a timer made where no driver was
     /// entered moves to it if first polled there.
@@ -150,7 +151,7 @@ impl Shared {
             drop(inner);
             return Ok(Registered::Due);
         }
-        let exact = self.clock.paused_ever();
+        let exact = self.exact_when_filed();
         let key = match inner.levels.insert(now, due, waker, exact) {
             Ok(key) => key,
             Err(waker) => {
@@ -192,7 +193,7 @@ impl Shared {
                 (key, Tick(now))
             }));
         }
-        let exact = self.clock.paused_ever();
+        let exact = self.exact_when_filed();
         let Some(key) = inner.levels.reset(key, now, due, exact) else {
             return Ok(None);
         };
@@ -202,6 +203,13 @@ impl Shared {
             self.wake_parked();
         }
         Ok(Some((key, Tick(due))))
+    }
+
+    /// Whether a timer filed now goes in without slack: on a runtime's
+    /// clock that has been paused (see [`Shared::pausable`]).
+    #[inline]
+    fn exact_when_filed(&self) -> bool {
+        self.pausable && self.clock.paused_ever()
     }
 
     /// Cancels a pending timer that became due by a reset to the past and
@@ -405,8 +413,16 @@ impl Inner {
     /// slack); returns whether it must be unparked.
     #[inline]
     fn lower_parked_until(&mut self, key: TimerKey, due: u64) -> bool {
+        let mut slack = self.levels.slack_of(key);
+        if cfg!(lawn_rt_broken) {
+            // The deliberately broken variant (`--cfg lawn_rt_broken`,
+            // test-only): the slack counted twice, so a timer that the
+            // planned wake-up would serve too late does not unpark it.
+            // loom-tests/tests/broken.rs proves model 9 catches it.
+            slack *= 2;
+        }
         match self.parked_until {
-            Some(until) if due.saturating_add(self.levels.slack_of(key)) < until => {
+            Some(until) if due.saturating_add(slack) < until => {
                 self.parked_until = Some(due);
                 true
             }
