@@ -7,7 +7,7 @@
 //! lateness is a wake-up before the deadline, an error).
 //!
 //! Runtimes, all current-thread with `enable_all()`: `lawn_rt` at its
-//! default timer resolution ([`DEFAULT_TIMER_RESOLUTION`], 100 µs), at
+//! default timer resolution ([`DEFAULT_TIMER_RESOLUTION`], 1 µs), at
 //! 10 µs and at 1 ms; tokio. Two
 //! scenarios: one task doing sequential sleeps, and 100 tasks doing
 //! sequential sleeps at once (start times spread over one `d`). The
@@ -26,7 +26,7 @@
 //! With `--csv PATH` the run also writes every raw sample to `PATH`, one
 //! CSV row `runtime,scenario,duration_us,lateness_ns` per sleep after a
 //! header line (runtime and scenario as in the table, e.g.
-//! `lawn_rt default (100µs),1 task,200,61234`); `examples/charts` draws
+//! `lawn_rt default (1µs),1 task,200,61234`); `examples/charts` draws
 //! `docs/charts/lateness.svg` from it. The printed output is the same
 //! either way.
 //!

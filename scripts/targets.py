@@ -35,7 +35,8 @@ TARGET = pathlib.Path(__file__).resolve().parent.parent / "target"
 LATENESS = TARGET / "lateness.csv"
 MEMORY = TARGET / "perf" / "time_memory.md"
 TICK_COST = TARGET / "perf" / "tick_cost.md"
-LAWN_DEFAULT = "lawn_rt default (100µs)"
+# The precision example names its default row after the default tick.
+LAWN_DEFAULT_PREFIX = "lawn_rt default ("
 
 # The Lawn's steady-state tick group of `benches/lawn.rs` and its size.
 STEADY_GROUP = "steady_tick_mixed"
@@ -98,7 +99,8 @@ def lateness_p50(duration_us):
         for row in csv.DictReader(f):
             if row["scenario"] == "1 task" and int(row["duration_us"]) == duration_us:
                 samples.setdefault(row["runtime"], []).append(int(row["lateness_ns"]))
-    lawn, tokio = samples.get(LAWN_DEFAULT), samples.get("tokio")
+    lawn = next((v for k, v in samples.items() if k.startswith(LAWN_DEFAULT_PREFIX)), None)
+    tokio = samples.get("tokio")
     if not lawn or not tokio:
         return None, None, None
     lawn, tokio = statistics.median(lawn) / 1e3, statistics.median(tokio) / 1e3

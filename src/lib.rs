@@ -63,11 +63,14 @@
 //!
 //! A timer registers on its first poll: under the driver's one lock, its
 //! waker is appended to the Lawn bucket of its TTL, counted in ticks
-//! (100 µs in a runtime, 1 ms elsewhere by default; rounded up so nothing
-//! fires early). Dropping it unlinks it in O(1). A runtime's park loop asks
-//! the driver for the next deadline, arms a timerfd for it and blocks in
-//! epoll; when it wakes it takes the due wakers out under the lock and wakes
-//! them after releasing it. Where no driver is entered on the thread that
+//! (1 µs in a runtime, 1 ms elsewhere by default; rounded up so nothing
+//! fires early), in the Lawn of its *slack level*: how late it may fire
+//! to share a wake-up, a fraction of its TTL (see
+//! [`TimerSlack`](runtime::TimerSlack)). Dropping it unlinks it in O(1). A
+//! runtime's park loop asks the driver when to wake (as late as every
+//! pending timer's slack allows, at a deadline), arms a timerfd for it and
+//! blocks in epoll; when it wakes it takes the due wakers out under the
+//! lock and wakes them after releasing it. Where no driver is entered on the thread that
 //! creates a timer, a fallback driver serves it: a thread named
 //! `lawn-rt-timer`, started by the first registration, that parks on a
 //! condition variable until the next deadline and is woken early only by a

@@ -19,8 +19,9 @@ CPU, lateness and peak memory.
                     as fast as the runtime spawns them (an overload test:
                     lateness then measures the backlog)
   --seed N          the workload's RNG seed (default 1; decimal or 0x hex)
-  --resolution-us N lawn_rt's timer resolution in µs (default 100; tokio's
-                    is 1000): coarser wakes later but parks less often
+  --resolution-us N lawn_rt's timer resolution in µs (default 1; tokio's
+                    is 1000): how deadlines round up (how often the loop
+                    wakes is set by the timers' slack, not the tick)
   --compare tokio   run the same workload on tokio's current-thread
                     runtime afterwards and print both, with the ratios
   -h, --help        this text";

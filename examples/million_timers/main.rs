@@ -50,8 +50,9 @@
 //!   (both are current-thread: every task, timer and park runs there; from
 //!   `/proc/thread-self/schedstat`), in total and per timer, and how often
 //!   that thread blocked (its voluntary context switches: the parks that
-//!   slept, each a syscall and a wake-up; `lawn_rt` wakes at its 100 µs
-//!   tick, `--resolution-us` changes it, tokio at 1 ms);
+//!   slept, each a syscall and a wake-up; `lawn_rt` wakes as late as its
+//!   timers' slack allows (see `TimerSlack`), tokio at its 1 ms tick;
+//!   `--resolution-us` changes lawn_rt's tick);
 //! * lateness p50/p99/max of the fired timers (the percentiles from a
 //!   log-linear histogram, within 3%; the max exact). On a busy machine,
 //!   p99 and max measure preemption too;

@@ -11,10 +11,12 @@
 //!              that is at most min(ttl / divisor, cap)
 //! ```
 //!
-//! with `divisor = 8` and `cap = 1 ms` by default ([`TimerSlack::DEFAULT`]):
-//! a `sleep(200 µs)` may be 16 µs late, a `sleep(1 ms)` 64 µs, a 100 ms
+//! with `divisor = 4` and `cap = 1 ms` by default ([`TimerSlack::DEFAULT`]):
+//! a `sleep(200 µs)` may be 32 µs late, a `sleep(1 ms)` 128 µs, a 100 ms
 //! timeout or a 500 ms idle timeout 1 ms — never more than tokio's
-//! millisecond tick. The OS's own wake-up latency comes on top.
+//! millisecond tick. The OS's own wake-up latency comes on top. (A
+//! divisor of 8 halves the slack of short timers for about a third more
+//! wake-ups on a server-shaped load; README's Performance has the curve.)
 //!
 //! # How the park loop uses it
 //!
@@ -75,9 +77,9 @@ pub(crate) const LEVEL_CAPACITY: usize = (INDEX_LIMIT as usize) / 2 - (1 << 18);
 /// use lawn_rt::runtime::TimerSlack;
 /// use std::time::Duration;
 ///
-/// let slack = TimerSlack::DEFAULT; // ttl / 8, at most 1 ms
-/// assert_eq!(slack.slack_for(Duration::from_micros(200)), Duration::from_micros(16));
-/// assert_eq!(slack.slack_for(Duration::from_millis(1)), Duration::from_micros(64));
+/// let slack = TimerSlack::DEFAULT; // ttl / 4, at most 1 ms
+/// assert_eq!(slack.slack_for(Duration::from_micros(200)), Duration::from_micros(32));
+/// assert_eq!(slack.slack_for(Duration::from_millis(1)), Duration::from_micros(128));
 /// assert_eq!(slack.slack_for(Duration::from_secs(30)), Duration::from_millis(1));
 ///
 /// // More precision: a 32nd of the TTL, at most 128 µs.
@@ -92,9 +94,9 @@ pub struct TimerSlack {
 }
 
 impl TimerSlack {
-    /// The default: an eighth of the TTL, at most 1 ms.
+    /// The default: a quarter of the TTL, at most 1 ms.
     pub const DEFAULT: TimerSlack = TimerSlack {
-        divisor: 8,
+        divisor: 4,
         cap_ns: 1_000_000,
     };
 
@@ -140,7 +142,8 @@ impl TimerSlack {
     /// use lawn_rt::runtime::TimerSlack;
     /// use std::time::Duration;
     ///
-    /// assert_eq!(TimerSlack::DEFAULT.slack_for(Duration::from_micros(100)), Duration::ZERO);
+    /// assert_eq!(TimerSlack::DEFAULT.slack_for(Duration::from_micros(60)), Duration::ZERO);
+    /// assert_eq!(TimerSlack::DEFAULT.slack_for(Duration::from_micros(100)), Duration::from_micros(16));
     /// ```
     pub fn slack_for(&self, ttl: Duration) -> Duration {
         let ttl_ns = u64::try_from(ttl.as_nanos()).unwrap_or(u64::MAX);
@@ -436,9 +439,29 @@ mod tests {
 
     const US: u64 = 1_000;
 
+    /// The rule the mechanics tests below are written for.
+    const EIGHTH: TimerSlack = TimerSlack {
+        divisor: 8,
+        cap_ns: 1_000_000,
+    };
+
+    #[test]
+    fn the_default_is_a_quarter_of_the_ttl_at_most_a_millisecond() {
+        let at = |us| {
+            TimerSlack::DEFAULT
+                .slack_for(Duration::from_micros(us))
+                .as_micros()
+        };
+        assert_eq!((at(63), at(64), at(200), at(1_000)), (0, 16, 32, 128));
+        assert_eq!(
+            (at(3_999), at(4_000), at(3_600_000_000)),
+            (512, 1_000, 1_000)
+        );
+    }
+
     #[test]
     fn the_rule_picks_the_largest_level_within_ttl_over_divisor_and_cap() {
-        let rule = TimerSlack::DEFAULT;
+        let rule = EIGHTH;
         let at = |us| rule.slack_for(Duration::from_micros(us)).as_micros();
         assert_eq!(at(0), 0);
         assert_eq!(at(127), 0);
@@ -468,7 +491,7 @@ mod tests {
     #[test]
     fn ticks_follow_the_rule_and_skip_levels_finer_than_a_tick() {
         // 1 µs ticks: every level usable.
-        let levels: Levels<()> = Levels::new(TimerSlack::DEFAULT, US);
+        let levels: Levels<()> = Levels::new(EIGHTH, US);
         assert_eq!(levels.level_of(127), 0);
         assert_eq!(levels.level_of(128), 1);
         assert_eq!(levels.level_of(1_000), 3);
@@ -476,7 +499,7 @@ mod tests {
         assert_eq!((levels.unit[3], levels.slack[3]), (4, 61));
         // 100 µs ticks: levels under a tick are unused, so such timers are
         // exact (their deadline already rounds up to a tick).
-        let coarse: Levels<()> = Levels::new(TimerSlack::DEFAULT, 100 * US);
+        let coarse: Levels<()> = Levels::new(EIGHTH, 100 * US);
         assert_eq!(coarse.level_of(10), 0);
         assert_eq!(coarse.level_of(11), 4); // 1.1 ms: 128 µs = 1 tick
         assert_eq!((coarse.unit[4], coarse.slack[4]), (1, 1));
@@ -486,7 +509,7 @@ mod tests {
 
     #[test]
     fn keys_carry_their_level_and_every_operation_finds_the_timer() {
-        let mut levels = Levels::new(TimerSlack::DEFAULT, US);
+        let mut levels = Levels::new(EIGHTH, US);
         let short = levels.insert(0, 100, "short", false).ok().unwrap();
         let long = levels.insert(0, 50_000, "long", false).ok().unwrap();
         assert_eq!(untag(short).0, 0);
@@ -506,7 +529,7 @@ mod tests {
 
     #[test]
     fn a_lone_timer_wakes_at_its_deadline_and_crowds_share_a_wake_up() {
-        let mut levels = Levels::new(TimerSlack::DEFAULT, US);
+        let mut levels = Levels::new(EIGHTH, US);
         assert_eq!(levels.next_wake(), None);
         // A 50 ms timer due at 50,000 µs (slack 1 ms, in units of 62 µs)
         // alone: woken for at its deadline rounded up to its unit, and the

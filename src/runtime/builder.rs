@@ -229,7 +229,7 @@ impl Builder {
     /// How late a timer may fire so that it shares a wake-up with its
     /// neighbours: the trade-off between precision and CPU. The default,
     /// [`TimerSlack::DEFAULT`], lets a timer set `ttl` ahead fire up to
-    /// `ttl / 8` late, at most 1 ms (tokio's tick), rounded down to one of
+    /// `ttl / 4` late, at most 1 ms (tokio's tick), rounded down to one of
     /// 0, 16, 32, 64, 128, 256, 512 µs and 1 ms; so short sleeps are
     /// precise and long timeouts share wake-ups. A timer never fires
     /// early, and a lone timer is woken for at its deadline whatever its

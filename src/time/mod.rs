@@ -27,7 +27,15 @@
 //!
 //! - A timer never completes early: only once [`Instant::now`] has reached
 //!   its deadline. Deadlines are rounded up to the driver's tick (by
-//!   default 100 µs in a runtime, 1 ms for the fallback driver), so one completes within a tick plus wake-up latency.
+//!   default 1 µs in a runtime, 1 ms for the fallback driver).
+//! - A timer is late by at most its *slack* (plus the OS's wake-up
+//!   latency) when the runtime is otherwise idle: in a runtime,
+//!   `slack(ttl)` is the largest of 0, 16, 32, 64, 128, 256, 512 µs and
+//!   1 ms not above `min(ttl / 4, 1 ms)` by default, so a `sleep(1 ms)`
+//!   wakes within 128 µs and nothing is later than tokio's 1 ms tick.
+//!   Timers whose windows overlap share one wake-up; a lone timer is
+//!   woken for at its deadline. [`Builder::timer_slack`](crate::runtime::Builder::timer_slack)
+//!   sets the rule.
 //! - Timers register on their first poll, not on creation, and cancel in
 //!   O(1) when dropped, from any thread; a dropped timer's waker is not
 //!   called after the drop returns.
