@@ -4,7 +4,7 @@
 use std::task::Poll;
 use std::time::Duration;
 
-use lawn_rt::driver::model;
+use lawn_rt::driver::{model, TimerSlack};
 use lawn_rt::time::{self, Instant};
 use loom::sync::Arc;
 use loom::thread;
@@ -393,24 +393,25 @@ pub fn shutdown_vs_registration() {
     assert_released(&recorder);
 }
 
-/// Model 6, the fallback driver's hand-off: its thread takes a turn (park
-/// until the earliest deadline, or until told; then fire what is due)
-/// while another thread registers the first timer. If the turn parked
-/// before the timer came, the registration wakes it (otherwise loom
-/// reports the deadlock: the driver would sleep through the timer); the
-/// timer then fires on time.
+/// Model 6, the foreign shards' timer thread vs a first registration: the
+/// thread plans (no timer anywhere: it will sleep until unparked) while a
+/// thread registers the first timer on its shard. The registration wakes
+/// the sleeping thread (a lost wake-up shows as a deadlock), and the timer
+/// fires on time.
 pub fn fallback_hand_off() {
-    let driver = Arc::new(model::fallback_driver());
-    driver.pause();
+    let set = model::foreign(TimerSlack::NONE);
+    let shard = set.new_shard();
+    model::pause(&shard);
+    set.turn(); // takes the wake-up the shard's joining asked for
     let turn = {
-        let driver = driver.clone();
-        thread::spawn(move || model::fallback_turn(&driver))
+        let set = set.clone();
+        thread::spawn(move || set.turn())
     };
     let task = {
-        let driver = driver.clone();
+        let shard = shard.clone();
         thread::spawn(move || {
-            let _entered = driver.handle().enter();
-            let recorder = Recorder::new("fallback hand-off");
+            let _entered = shard.enter();
+            let recorder = Recorder::new("foreign hand-off");
             let mut timer = Box::pin(time::sleep(TICK));
             assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
             (timer, recorder)
@@ -419,11 +420,147 @@ pub fn fallback_hand_off() {
     turn.join().unwrap();
     let (mut timer, recorder) = task.join().unwrap();
 
-    assert_eq!(driver.advance(TICK), 1);
-    assert_eq!(recorder.woken(), 1);
+    model::advance(&shard, TICK);
+    set.turn();
+    assert_eq!(recorder.woken(), 1, "fires once due");
     assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
     drop(timer);
-    model::check(&driver);
+    assert_released(&recorder);
+}
+
+/// Model 10, a thread's shard joining vs the timer thread's plan: the
+/// timer thread plans over the shards it knows (none with a timer: it will
+/// sleep until unparked) while a new thread makes its shard and registers
+/// a timer there. Either the plan covers the new shard, or the joining
+/// (and the registration) wakes the thread; otherwise loom reports it
+/// asleep forever. The timer then fires.
+pub fn shard_joins_vs_plan() {
+    let set = model::foreign(TimerSlack::NONE);
+    let first = set.new_shard();
+    set.turn(); // settles the first shard's joining
+    let sleeper = {
+        let set = set.clone();
+        thread::spawn(move || {
+            let plan = set.plan();
+            if plan.sleep() == Some(None) {
+                set.sleep_until_unparked();
+            }
+            set.finish(plan);
+        })
+    };
+    let newcomer = {
+        let set = set.clone();
+        thread::spawn(move || {
+            let shard = set.new_shard();
+            model::pause(&shard);
+            let _entered = shard.enter();
+            let recorder = Recorder::new("joining shard");
+            let mut timer = Box::pin(time::sleep(TICK));
+            assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+            drop(_entered);
+            (shard, timer, recorder)
+        })
+    };
+    sleeper.join().unwrap();
+    let (shard, mut timer, recorder) = newcomer.join().unwrap();
+
+    model::advance(&shard, TICK);
+    set.turn();
+    assert_eq!(recorder.woken(), 1, "the new shard's timer fires");
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
+    drop((timer, first));
+    assert_released(&recorder);
+}
+
+/// Model 11, a thread exiting vs the timer thread firing its shard: a
+/// thread registers a timer on its shard, hands the sleep on (a task that
+/// moved) and exits, dropping its shard's handle, while the timer thread
+/// turns. The timer fires after the exit; the shard stays in the set while
+/// the sleep is bound to it, so a reset files it again there and that
+/// fires too (a shard let go too soon loses it).
+pub fn thread_exit_vs_firing() {
+    let set = model::foreign(TimerSlack::NONE);
+    let turner = {
+        let set = set.clone();
+        thread::spawn(move || set.turn())
+    };
+    let exiting = {
+        let set = set.clone();
+        thread::spawn(move || {
+            let shard = set.new_shard();
+            model::pause(&shard);
+            let _entered = shard.enter();
+            let recorder = Recorder::new("exited thread's timer");
+            let mut timer = Box::pin(time::sleep(TICK));
+            assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+            // The caller keeps a handle only to move the paused clock.
+            (timer, recorder, shard.clone())
+        })
+    };
+    turner.join().unwrap();
+    let (mut timer, recorder, shard) = exiting.join().unwrap();
+
+    model::advance(&shard, TICK);
+    fire(&set);
+    assert_eq!(
+        recorder.woken(),
+        1,
+        "lost: the timer did not fire after its thread exited"
+    );
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
+    {
+        let _entered = shard.enter(); // `Instant::now()` on the shard's clock
+        timer.as_mut().reset(Instant::now() + TICK);
+    }
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+    model::advance(&shard, TICK);
+    fire(&set);
+    assert_eq!(
+        recorder.woken(),
+        2,
+        "lost: the reset timer's shard was let go while the sleep was bound to it"
+    );
+    drop(timer);
+    assert_released(&recorder);
+    drop(shard);
+    fire(&set); // and prune
+    assert_eq!(set.shard_count(), 0, "a shard nothing holds is let go");
+}
+
+/// Model 12, a remote cancel on a foreign shard: a timer registered on one
+/// thread's shard is due; the task, moved to another thread, polls it
+/// again and drops it there while the timer thread fires the shard. Once
+/// the drop returns its waker is never called; nothing is kept.
+pub fn foreign_remote_cancel_vs_firing() {
+    let set = model::foreign(TimerSlack::NONE);
+    let shard = set.new_shard();
+    model::pause(&shard);
+    set.turn();
+    let recorder = Recorder::new("remote cancel");
+    let mut timer = {
+        let _entered = shard.enter();
+        Box::pin(time::sleep(TICK))
+    };
+    assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+    model::advance(&shard, TICK);
+    let firer = {
+        let set = set.clone();
+        // The turn's firing half (its sleep is not what races here, and
+        // with the timer cancelled first it would last until unparked).
+        thread::spawn(move || fire(&set))
+    };
+    let canceller = {
+        let recorder = recorder.clone();
+        thread::spawn(move || {
+            let _ = poll(timer.as_mut(), &recorder.waker());
+            drop(timer);
+            recorder.forbid();
+        })
+    };
+    canceller.join().unwrap();
+    firer.join().unwrap();
+    assert!(recorder.woken() <= 1);
+    drop(shard);
     assert_released(&recorder);
 }
 
@@ -642,6 +779,14 @@ pub fn slack_registration_vs_park() {
     drop((near, far));
     model::check(&shard);
     assert_released(&recorder);
+}
+
+/// A foreign timer thread's turn without its sleep: plans, fires what is
+/// due, prunes. (A whole turn with nothing pending sleeps until unparked:
+/// a model's main thread only fires.)
+fn fire(set: &model::ForeignSet) {
+    let plan = set.plan();
+    set.finish(plan);
 }
 
 fn cx(waker: &std::task::Waker) -> std::task::Context<'_> {

@@ -61,6 +61,9 @@ pub(crate) struct Recorder {
     what: &'static str,
     woken: AtomicUsize,
     forbidden: AtomicBool,
+    /// Set when woken while forbidden, before the panic: a thread that
+    /// catches waker panics (the foreign timer thread) does not hide it.
+    woken_after_drop: AtomicBool,
     /// A driver the waker calls into when woken, as a real waker may
     /// (wakers are called with no driver lock held; one called under the
     /// lock deadlocks here, and loom reports it).
@@ -83,6 +86,7 @@ impl Recorder {
             what,
             woken: AtomicUsize::new(0),
             forbidden: AtomicBool::new(false),
+            woken_after_drop: AtomicBool::new(false),
             reenters,
         })
     }
@@ -107,6 +111,9 @@ impl Wake for Recorder {
     }
 
     fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        if self.forbidden.load(SeqCst) {
+            self.woken_after_drop.store(true, SeqCst);
+        }
         assert!(
             !self.forbidden.load(SeqCst),
             "{}: woken after its timer's drop returned",
@@ -120,9 +127,15 @@ impl Wake for Recorder {
 }
 
 /// Panics unless every clone of `recorder`'s wakers has been dropped:
-/// nothing the driver stored for it leaked.
+/// nothing the driver stored for it leaked. Also panics if it was woken
+/// after its timer's drop returned, in case that panic was caught.
 #[track_caller]
 pub(crate) fn assert_released(recorder: &std::sync::Arc<Recorder>) {
+    assert!(
+        !recorder.woken_after_drop.load(SeqCst),
+        "{}: woken after its timer's drop returned",
+        recorder.what
+    );
     assert_eq!(
         std::sync::Arc::strong_count(recorder),
         1,

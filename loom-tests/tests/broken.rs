@@ -1,18 +1,26 @@
-//! The harness can fail: built with `--cfg lawn_rt_broken`, the driver has
-//! two planted bugs, and the models that race them must report each:
-//! - its canceller no longer waits for a waker call in progress (see
-//!   `forget_handed_out` in `lawn_rt`'s `driver/batch.rs`): the models that
-//!   race a drop against expiry see a waker called after its drop;
-//! - a registration counts its slack twice when it decides whether the
-//!   parked worker would wake too late for it (`lower_parked_until` in
-//!   `driver/shared.rs`): model 9 sees the worker blocked forever.
+//! The harness can fail: built with `--cfg lawn_rt_broken`, the driver
+//! carries deliberately broken variants (`planted` in `lawn_rt`'s
+//! `driver/mod.rs`), each planted alone in a child process that names it
+//! in `LAWN_RT_PLANTED`, and the model that races it must report it:
+//! - `canceller`: a canceller does not wait for a waker call in progress
+//!   (`forget_handed_out`, `driver/batch.rs`): the drop-vs-expiry models
+//!   see a waker called after its drop, on a runtime's driver, across a
+//!   multi-thread runtime's shards, and on a foreign shard;
+//! - `slack`: a registration counts its slack twice when it decides
+//!   whether a parked worker would wake too late for it
+//!   (`lower_parked_until`, `driver/shared.rs`): model 9 sees the worker
+//!   asleep forever;
+//! - `unpark`: the foreign shards' timer thread is signalled but not told
+//!   (`Parking::unpark`, `driver/foreign.rs`): model 6 sees it asleep
+//!   forever after a registration;
+//! - `join`: a shard that joins the set does not wake the timer thread
+//!   (`Foreign::new_shard`): model 10 sees it asleep forever;
+//! - `prune`: the set lets a shard go once it has nothing pending, though
+//!   a sleep is still bound to it (`Foreign::prune`): model 11 loses the
+//!   sleep's next registration.
 //!
 //! CI runs this file in that build (and only this file: other models fail
 //! there too, as they should).
-//!
-//! A model that fails takes its process down (loom's threads unwind
-//! outside the model), so each test runs its model in a child process, this
-//! same test binary, and checks that it failed for the planted bug.
 #![cfg(all(loom, lawn_rt_broken))]
 
 use std::process::Command;
@@ -22,16 +30,20 @@ use loom_tests::*;
 /// Set in the child: the name of the model to run.
 const CHILD: &str = "LAWN_RT_LOOM_CHILD";
 
-/// What the models say when the canceller's planted bug bites.
+/// What the drop-vs-expiry models say when the canceller bug bites.
 const WOKEN_AFTER_DROP: &str = "woken after its timer's drop returned";
 
-/// What loom says when the unpark's planted bug leaves a worker parked.
+/// What loom says when a lost wake-up leaves a thread parked.
 const DEADLOCK: &str = "deadlock";
 
-/// In the child, runs `body` under loom; in the parent, runs the child and
-/// asserts that loom failed it for the planted bug, saying `planted`.
+/// What model 11 says when a timer's shard was let go too soon.
+const LOST: &str = "lost:";
+
+/// In the child, runs `body` under loom; in the parent, runs the child
+/// with only `bug` planted and asserts that loom failed it for that bug,
+/// saying `says`.
 #[track_caller]
-fn assert_caught(test: &str, body: fn(), planted: &str) {
+fn assert_caught(test: &str, body: fn(), bug: &str, says: &str) {
     if std::env::var(CHILD).as_deref() == Ok(test) {
         model(body);
         return;
@@ -39,17 +51,18 @@ fn assert_caught(test: &str, body: fn(), planted: &str) {
     let output = Command::new(std::env::current_exe().unwrap())
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, test)
+        .env("LAWN_RT_PLANTED", bug)
         .output()
         .unwrap();
     let printed = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     assert!(
         !output.status.success(),
-        "loom found no interleaving that breaks the broken driver:\n{printed}"
+        "loom found no interleaving that breaks the driver with `{bug}` planted:\n{printed}"
     );
     assert!(
-        printed.contains(planted),
-        "loom failed the model, but not for the planted bug:\n{printed}"
+        printed.contains(says),
+        "loom failed the model, but not for the planted `{bug}` bug:\n{printed}"
     );
 }
 
@@ -58,6 +71,7 @@ fn cancel_vs_expiry_catches_a_canceller_that_does_not_wait() {
     assert_caught(
         "cancel_vs_expiry_catches_a_canceller_that_does_not_wait",
         cancel_vs_expiry,
+        "canceller",
         WOKEN_AFTER_DROP,
     );
 }
@@ -67,6 +81,17 @@ fn the_shard_model_catches_it_across_workers() {
     assert_caught(
         "the_shard_model_catches_it_across_workers",
         shard_drop_from_another_worker,
+        "canceller",
+        WOKEN_AFTER_DROP,
+    );
+}
+
+#[test]
+fn the_foreign_model_catches_it_on_a_foreign_shard() {
+    assert_caught(
+        "the_foreign_model_catches_it_on_a_foreign_shard",
+        foreign_remote_cancel_vs_firing,
+        "canceller",
         WOKEN_AFTER_DROP,
     );
 }
@@ -76,6 +101,37 @@ fn the_slack_model_catches_a_registration_that_does_not_unpark() {
     assert_caught(
         "the_slack_model_catches_a_registration_that_does_not_unpark",
         slack_registration_vs_park,
+        "slack",
         DEADLOCK,
+    );
+}
+
+#[test]
+fn the_hand_off_model_catches_an_unpark_that_is_not_remembered() {
+    assert_caught(
+        "the_hand_off_model_catches_an_unpark_that_is_not_remembered",
+        fallback_hand_off,
+        "unpark",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_join_model_catches_a_shard_that_joins_silently() {
+    assert_caught(
+        "the_join_model_catches_a_shard_that_joins_silently",
+        shard_joins_vs_plan,
+        "join",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_exit_model_catches_a_shard_let_go_too_soon() {
+    assert_caught(
+        "the_exit_model_catches_a_shard_let_go_too_soon",
+        thread_exit_vs_firing,
+        "prune",
+        LOST,
     );
 }

@@ -219,7 +219,7 @@ impl Shared {
         if firing == thread::current().id() {
             return inner; // we are inside a waker of this batch
         }
-        if cfg!(lawn_rt_broken) {
+        if super::planted("canceller") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): return without waiting for a call in progress.
             // loom-tests/tests/broken.rs proves the models catch it.

@@ -42,7 +42,8 @@ pub(crate) const TIME_DISABLED: &str =
 /// Timers ([`Sleep`](crate::time::Sleep), [`Interval`](crate::time::Interval),
 /// [`Timeout`](crate::time::Timeout)) bind to the handle that is current on
 /// the thread that creates them: the one [`enter`](Handle::enter)ed there (a
-/// runtime enters its own), or else the lazily started fallback driver.
+/// runtime enters its own), or else this thread's foreign shard (see
+/// [`current`](Handle::current)).
 ///
 /// # Examples
 ///
@@ -80,13 +81,16 @@ pub struct EnterGuard<'a> {
 
 impl Handle {
     /// The handle timers created on this thread bind to: the entered one, or
-    /// the fallback driver (started lazily on its own thread, named
-    /// `lawn-rt-timer`, when its first timer registers).
+    /// else this thread's own *foreign shard*, a driver made for the thread
+    /// on first use and fired, with every other thread's, by one timer
+    /// thread named `lawn-rt-timer` (started when the first timer
+    /// registers). A thread's shard outlives the thread for as long as
+    /// timers are bound to it.
     ///
     /// # Examples
     ///
     /// ```
-    /// let handle = lawn_rt::driver::Handle::current(); // no runtime: the fallback
+    /// let handle = lawn_rt::driver::Handle::current(); // no runtime: this thread's shard
     /// assert!(!handle.is_shutdown());
     /// ```
     ///
@@ -94,18 +98,18 @@ impl Handle {
     ///
     /// Inside a `lawn_rt` runtime built without its time driver (see
     /// [`Builder::enable_time`](crate::runtime::Builder::enable_time)); and
-    /// under `cfg(loom)`, where there is no fallback driver and a model must
+    /// under `cfg(loom)`, where there are no foreign shards and a model must
     /// enter a handle first.
     #[track_caller]
     pub fn current() -> Handle {
         match entered() {
             Some(Entered::Driver(handle)) => handle,
             Some(Entered::TimeDisabled) => panic!("{TIME_DISABLED}"),
-            None => super::fallback::handle(),
+            None => super::foreign::handle(),
         }
     }
 
-    /// The handle entered on this thread, if any (never the fallback).
+    /// The handle entered on this thread, if any (never a foreign shard).
     ///
     /// # Examples
     ///
@@ -119,7 +123,7 @@ impl Handle {
     /// ```
     pub fn try_entered() -> Option<Handle> {
         // `try_with`: timers used from a thread-local destructor see no
-        // context (and so use the fallback) instead of aborting.
+        // context (and so use a foreign shard) instead of aborting.
         match entered() {
             Some(Entered::Driver(handle)) => Some(handle),
             _ => None,
@@ -221,11 +225,12 @@ impl Handle {
         self.shared.clock.tick_ceil(t)
     }
 
-    /// Called before a registration: starts the fallback driver's thread.
+    /// Called before a registration: starts the foreign shards' driver
+    /// thread.
     #[inline]
     pub(crate) fn before_register(&self) {
-        if self.shared.fallback {
-            super::fallback::ensure_started();
+        if self.shared.foreign {
+            super::foreign::ensure_started();
         }
     }
 }
@@ -243,33 +248,38 @@ pub(crate) fn entered_now() -> Option<StdInstant> {
 }
 
 /// The driver a timer bound to `current` and never yet filed should move
-/// to on its first poll here, if any: the runtime driver entered on this
-/// thread when `current` is the fallback (a timer made before its runtime
-/// was entered), or this worker's shard when `current` is another shard of
-/// the same multi-thread runtime (a task moved between workers).
+/// to on its first poll here, if any:
+/// - the runtime driver entered on this thread when `current` is a foreign
+///   shard (a timer made before its runtime was entered);
+/// - this worker's shard when `current` is another shard of the same
+///   multi-thread runtime (a task moved between workers);
+/// - this thread's foreign shard when `current` is another thread's and no
+///   driver is entered here (a task of a foreign executor that moved
+///   between its threads): it files where it will most likely be dropped.
 #[inline]
 pub(crate) fn rebind_target(current: &Handle) -> Option<Handle> {
     let shared = &current.shared;
-    if !shared.fallback && shared.group == 0 {
+    if !shared.foreign && shared.group == 0 {
         return None;
     }
-    CONTEXT
-        .try_with(|context| match &*context.borrow() {
-            Some(Entered::Driver(entered))
-                if entered.shared.runtime
-                    && !Arc::ptr_eq(&entered.shared, shared)
-                    && (shared.fallback || entered.shared.group == shared.group) =>
-            {
-                Some(entered.clone())
-            }
-            _ => None,
-        })
-        .ok()
-        .flatten()
+    let entered = CONTEXT.try_with(|context| context.borrow().clone()).ok()?;
+    match entered {
+        Some(Entered::Driver(entered))
+            if entered.shared.runtime
+                && !Arc::ptr_eq(&entered.shared, shared)
+                && (shared.foreign || entered.shared.group == shared.group) =>
+        {
+            Some(entered)
+        }
+        None if shared.foreign => {
+            super::foreign::this_thread().filter(|here| !Arc::ptr_eq(&here.shared, shared))
+        }
+        _ => None,
+    }
 }
 
 /// Marks this thread as inside a runtime without time until the guard
-/// drops: [`Handle::current`] panics there instead of using the fallback.
+/// drops: [`Handle::current`] panics there instead of using a foreign shard.
 pub(crate) fn enter_time_disabled() -> EnterGuard<'static> {
     enter(Entered::TimeDisabled)
 }
@@ -287,7 +297,7 @@ fn enter<'a>(entered: Entered) -> EnterGuard<'a> {
 }
 
 /// What is entered on this thread (`None` also in a thread-local
-/// destructor: timers used there get the fallback instead of aborting).
+/// destructor: timers used there get a foreign shard instead of aborting).
 fn entered() -> Option<Entered> {
     CONTEXT
         .try_with(|context| context.borrow().clone())
@@ -299,7 +309,7 @@ impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
             .field("resolution", &self.resolution())
-            .field("fallback", &self.shared.fallback)
+            .field("foreign", &self.shared.foreign)
             .finish_non_exhaustive()
     }
 }

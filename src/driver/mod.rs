@@ -2,9 +2,11 @@
 //! [`Handle`] that timers use to reach it.
 //!
 //! Most programs never touch this module: a `lawn_rt` runtime owns a driver
-//! and turns it in its park loop, and outside a runtime the
-//! [`time`](crate::time) futures use a fallback driver on a thread of its
-//! own. It is public for two other uses:
+//! and turns it in its park loop, and outside a runtime (under tokio, smol,
+//! `futures::executor`) the [`time`](crate::time) futures use a driver of
+//! the calling thread's own, a *foreign shard*, and one timer thread fires
+//! every thread's shard (see [`Handle::current`]). It is public for two
+//! other uses:
 //!
 //! - **your own event loop**: create a [`Driver`], [`enter`](Handle::enter)
 //!   its handle where timers are created, and call [`Driver::process`] when
@@ -40,11 +42,12 @@
 mod batch;
 mod clock;
 mod error;
-mod fallback;
+mod foreign;
 mod handle;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod model;
+pub(crate) mod punctual;
 mod shared;
 mod slack;
 
@@ -120,7 +123,7 @@ impl Driver {
     fn build(resolution: Duration) -> Driver {
         Driver::with_options(Options {
             resolution,
-            fallback: false,
+            foreign: false,
             pausable: false,
             runtime: false,
             group: 0,
@@ -143,7 +146,7 @@ impl Driver {
     ) -> Driver {
         Driver::with_options(Options {
             resolution,
-            fallback: false,
+            foreign: false,
             pausable,
             runtime: true,
             group,
@@ -362,6 +365,16 @@ impl Driver {
     pub fn allocated_bytes(&self) -> usize {
         self.handle.shared.allocated_bytes()
     }
+}
+
+/// Whether the deliberately broken variant `bug` is planted: only in a
+/// `--cfg lawn_rt_broken` build (test-only; `loom-tests/tests/broken.rs`
+/// proves the loom models catch each), where `LAWN_RT_PLANTED` names the
+/// one to plant (all of them if unset). Always `false` otherwise, at no
+/// cost.
+#[inline]
+pub(crate) fn planted(bug: &str) -> bool {
+    cfg!(lawn_rt_broken) && std::env::var("LAWN_RT_PLANTED").map_or(true, |planted| planted == bug)
 }
 
 /// Checks a timer resolution: an `InvalidInput` error naming the value

@@ -1,30 +1,82 @@
 //! Entry points for the loom models in `loom-tests/`, compiled only under
 //! `cfg(loom)` and hidden from the docs: they let a model build the
-//! drivers a runtime builds (the fallback driver, a multi-thread runtime's
-//! shards) and step them by hand, since the runtime and its mio park loop
+//! drivers a runtime builds (the foreign shards and their driver thread's
+//! turn, a multi-thread runtime's shards) and step them by hand, since the runtime and its mio park loop
 //! are compiled out under loom. Each one calls the code the real driver
 //! runs; none re-implements it.
 
 use std::time::{Duration, Instant as StdInstant};
 
+use super::foreign::{Foreign, Plan};
 use super::shared::{Park, Shared};
-use super::{fallback, Driver, Handle, TimerSlack};
+use super::{Driver, Handle, TimerSlack};
 use crate::loom::{lock, Arc};
 
-/// A driver made exactly as the fallback driver is (1 ms ticks, parks on
-/// its own condition variable), but not global: each model iteration gets
-/// a fresh one.
-pub fn fallback_driver() -> Driver {
-    Driver {
-        handle: Handle {
-            shared: Arc::new(Shared::new(fallback::options())),
-        },
+/// A set of foreign shards as the process has one (1 µs ticks, timers
+/// filed with `slack`), but not global: each model iteration gets a fresh
+/// one, with no thread of its own. Clones share the set.
+#[derive(Clone)]
+pub struct ForeignSet(Arc<Foreign>);
+
+/// What [`ForeignSet::plan`] planned.
+pub struct ForeignPlan(Plan);
+
+/// A fresh [`ForeignSet`].
+pub fn foreign(slack: TimerSlack) -> ForeignSet {
+    ForeignSet(Arc::new(Foreign::new(slack)))
+}
+
+impl ForeignSet {
+    /// A new shard in the set, as a thread gets on its first timer. Pause
+    /// it with [`pause`] to step its clock by hand.
+    pub fn new_shard(&self) -> Handle {
+        self.0.new_shard()
+    }
+
+    /// One whole turn of the driver thread, as it runs it.
+    pub fn turn(&self) {
+        self.0.turn();
+    }
+
+    /// The first part of a turn: every shard planned.
+    pub fn plan(&self) -> ForeignPlan {
+        ForeignPlan(self.0.plan())
+    }
+
+    /// The second part: the driver thread's sleep until unparked (the one
+    /// a plan with no deadline makes, where loom catches a lost wake-up).
+    pub fn sleep_until_unparked(&self) {
+        self.0.parking().sleep(None);
+    }
+
+    /// The last part: end the planned sleep, fire what is due, prune.
+    pub fn finish(&self, plan: ForeignPlan) {
+        self.0.finish(plan.0);
+    }
+
+    /// Shards in the set.
+    pub fn shard_count(&self) -> usize {
+        self.0.shard_count()
     }
 }
 
-/// One turn of the fallback thread's loop: park, then fire what is due.
-pub fn fallback_turn(driver: &Driver) {
-    fallback::turn(&driver.handle.shared);
+impl ForeignPlan {
+    /// Until when the plan lets the driver thread sleep: `None` if it must
+    /// not, `Some(None)` until unparked.
+    pub fn sleep(&self) -> Option<Option<StdInstant>> {
+        self.0.sleep()
+    }
+}
+
+/// Pauses the clock of the driver behind `handle` (a foreign shard's).
+pub fn pause(handle: &Handle) {
+    handle.shared.clock.pause();
+}
+
+/// Moves the paused clock of the driver behind `handle` forward (firing
+/// nothing: the driver thread's turn fires).
+pub fn advance(handle: &Handle, by: Duration) {
+    assert!(handle.shared.clock.advance(by), "the clock is not paused");
 }
 
 /// A driver made as a multi-thread runtime makes each worker's timer

@@ -33,9 +33,10 @@ use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
 
 pub(crate) struct Shared {
     pub(crate) clock: Clock,
-    /// Whether this is the fallback driver, whose thread starts on the first
-    /// registration.
-    pub(crate) fallback: bool,
+    /// Whether this is a foreign shard (a thread's own driver where no
+    /// runtime is entered, see `foreign.rs`), whose driver thread starts on
+    /// the first registration.
+    pub(crate) foreign: bool,
     /// Whether `time::pause` may pause this driver (a current-thread
     /// runtime's; see [`Options`]). Once paused, such a driver files every
     /// timer exactly (no slack): auto-advance jumps the clock to the next
@@ -74,10 +75,10 @@ pub(crate) enum Unpark {
     Hook(Box<dyn Fn() + Send + Sync>),
 }
 
-/// How a driver is made (crate-internal: runtimes and the fallback).
+/// How a driver is made (crate-internal: runtimes and foreign shards).
 pub(crate) struct Options {
     pub(crate) resolution: Duration,
-    pub(crate) fallback: bool,
+    pub(crate) foreign: bool,
     pub(crate) pausable: bool,
     pub(crate) runtime: bool,
     /// See [`Shared::group`]; 0 for a driver on its own.
@@ -111,7 +112,7 @@ impl Shared {
     pub(crate) fn new(options: Options) -> Shared {
         Shared {
             clock: Clock::new(options.resolution),
-            fallback: options.fallback,
+            foreign: options.foreign,
             pausable: options.pausable,
             runtime: options.runtime,
             group: options.group,
@@ -414,7 +415,7 @@ impl Inner {
     #[inline]
     fn lower_parked_until(&mut self, key: TimerKey, due: u64) -> bool {
         let mut slack = self.levels.slack_of(key);
-        if cfg!(lawn_rt_broken) {
+        if super::planted("slack") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): the slack counted twice, so a timer that the
             // planned wake-up would serve too late does not unpark it.

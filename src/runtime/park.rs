@@ -9,15 +9,11 @@
 //! only when the deadline changes, so a busy park loop costs one
 //! `epoll_wait` per turn, not two system calls.
 //!
-//! The kernel takes tens of µs to wake a thread on a VM (a few on bare
-//! metal), more than a short sleep's slack. So a timer wake-up is armed
-//! that much early, by a low estimate of that latency learnt from earlier
-//! wake-ups, and the last few µs, if any are left, are waited out on the
-//! CPU: see [`Punctual`]. The estimate tracks a low percentile, so most
-//! wake-ups come a little late and spin not at all; a deadline closer than
-//! the estimate is not slept for. Measured with `examples/server_load`,
-//! this costs no CPU above the machine's noise, and takes a lone
-//! `sleep(1 ms)` from ~34 µs late to a few µs.
+//! A timer wake-up is punctual: the timerfd is armed a learnt estimate of
+//! the kernel's wake-up latency early and the last µs are spun (see
+//! `crate::driver::punctual`). Measured with `examples/server_load`, this
+//! costs no CPU above the machine's noise (2–4 ms of spinning in a 4 s
+//! run), and takes a lone `sleep(1 ms)` from ~34 µs late to a few µs.
 //!
 //! Ground rules: only the thread that holds the runtime's core parks;
 //! [`Unpark`] is `Send + Sync` and may be used from anywhere.
@@ -29,6 +25,7 @@ use std::time::{Duration, Instant as StdInstant};
 use mio::{Events, Poll, Token};
 
 use super::io;
+use crate::driver::punctual::{spin_until, Latency};
 
 const WAKER: Token = Token(0);
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -47,38 +44,12 @@ pub(crate) struct Parker {
     timer_fired: bool,
 }
 
-/// What punctual wake-ups learn of the kernel's wake-up latency.
+/// Punctual wake-ups (see `crate::driver::punctual`).
 struct Punctual {
-    /// How early to arm: a low estimate of the latency (most wake-ups come
-    /// after it, so few spin), in ns.
-    early_ns: u64,
+    latency: Latency,
     /// The instant the timerfd was armed to expire at, if armed early, and
     /// the wake-up it is for.
     armed: Option<(StdInstant, StdInstant)>,
-}
-
-impl Punctual {
-    /// The estimate before any wake-up was measured.
-    const INITIAL_NS: u64 = 20_000;
-    /// The estimate never exceeds this (a wake-up later than that is the
-    /// machine being busy, not the kernel's latency).
-    const MAX_NS: u64 = 100_000;
-
-    /// Learns from a wake-up at `woke` for a timerfd expiring at `expiry`:
-    /// the estimate falls fast and rises slowly, tracking a low percentile.
-    fn learn(&mut self, expiry: StdInstant, woke: StdInstant) {
-        let late = woke.saturating_duration_since(expiry).as_nanos() as u64;
-        let late = late.min(Self::MAX_NS);
-        if late < self.early_ns {
-            self.early_ns -= (self.early_ns - late) / 4;
-        } else {
-            self.early_ns += (late - self.early_ns) / 32;
-        }
-    }
-
-    fn early(&self) -> Duration {
-        Duration::from_nanos(self.early_ns)
-    }
 }
 
 /// Wakes the parked thread (or makes its next park return at once).
@@ -114,7 +85,7 @@ impl Parker {
             timer,
             io: io.clone(),
             punctual: Punctual {
-                early_ns: Punctual::INITIAL_NS,
+                latency: Latency::new(),
                 armed: None,
             },
             timer_fired: false,
@@ -136,7 +107,7 @@ impl Parker {
         let Some(left) = until.checked_duration_since(now).filter(|d| !d.is_zero()) else {
             return self.poll(Some(Duration::ZERO));
         };
-        let early = self.punctual.early();
+        let early = self.punctual.latency.early();
         if !real || cfg!(not(any(target_os = "linux", target_os = "android"))) {
             // A clock that jumps (or no timerfd): wake at the deadline.
             self.punctual.armed = None;
@@ -158,7 +129,7 @@ impl Parker {
             // or an unpark before it has work to do now.
             if self.timer_fired {
                 let woke = StdInstant::now();
-                self.punctual.learn(expiry, woke);
+                self.punctual.latency.learn(expiry, woke);
                 if woke < at {
                     spin_until(at);
                 }
@@ -228,14 +199,6 @@ impl Parker {
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     fn arm(&mut self, _until: StdInstant, left: Duration) -> Option<Duration> {
         Some(left)
-    }
-}
-
-/// Waits on the CPU until `at`: for the last few µs of a punctual wake-up,
-/// less than a sleep's own wake-up latency.
-fn spin_until(at: StdInstant) {
-    while StdInstant::now() < at {
-        std::hint::spin_loop();
     }
 }
 

@@ -1,0 +1,25 @@
+//! Models 6, 10, 11 and 12: the foreign shards (a timer shard per thread
+//! that runs no lawn_rt driver) and their one timer thread.
+#![cfg(loom)]
+
+use loom_tests::*;
+
+#[test]
+fn model_6_fallback_hand_off() {
+    model(fallback_hand_off);
+}
+
+#[test]
+fn model_10_shard_joins_vs_plan() {
+    model(shard_joins_vs_plan);
+}
+
+#[test]
+fn model_11_thread_exit_vs_firing() {
+    model(thread_exit_vs_firing);
+}
+
+#[test]
+fn model_12_foreign_remote_cancel_vs_firing() {
+    model(foreign_remote_cancel_vs_firing);
+}

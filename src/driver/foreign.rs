@@ -1,0 +1,346 @@
+//! Timers on threads that run no `lawn_rt` driver: a timer shard per thread,
+//! and one driver thread for them all.
+//!
+//! A timer first polled where no driver is entered (a tokio worker, a smol
+//! thread, `futures::executor::block_on`, a plain thread) files in the
+//! shard of the thread that polls it: a driver of its own (a [`Shared`]),
+//! made on that thread's first timer. Its lock is taken by that thread to
+//! register and, usually, to cancel (a task's drop runs where it was
+//! polled), and by the driver thread when it plans a sleep and fires what
+//! is due; threads that use timers share no lock and no cache line. A
+//! cancel, reset or poll from another thread takes the shard's lock like
+//! any driver's and is just as correct.
+//!
+//! One thread, `lawn-rt-timer`, started by the first registration, serves
+//! every shard ([`Foreign::turn`]): it asks each shard when to wake (the
+//! slack rule of `slack.rs`, as in a runtime's park loop), sleeps until
+//! the earliest on a condition variable (with its timer slack set to 1 ns,
+//! and the punctual early wake-up of `punctual.rs`), and fires what is due
+//! on every shard. A registration that the planned wake-up would serve too
+//! late calls its shard's unpark hook, which wakes the thread. With no
+//! timer pending it sleeps until one registers: an idle process has no
+//! timer wake-ups.
+//!
+//! A thread that exits drops its shard's handle; the shard stays in the
+//! set and its timers fire as before (a task that moved on keeps its
+//! sleep). The set lets a shard go only once nothing else holds it: no
+//! `Sleep` or handle is bound to it, so nothing can register there again.
+//!
+//! Ground rules:
+//! - `shards` (a mutex) guards the set. It is held to add a shard and to
+//!   copy or prune the set, never while a shard's lock is taken. A shard
+//!   that joins unparks the thread: a plan made without it cannot see its
+//!   registrations.
+//! - [`Parking`]'s `notified` is set under its mutex by every unpark and
+//!   cleared by the driver thread when it stops sleeping. The driver plans
+//!   every shard (setting each one's `parked_until` under its lock) before
+//!   it looks at `notified`: a registration that sees a planned park and
+//!   unparks is never lost, one that came before the plan is in it.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::time::{Duration, Instant as StdInstant};
+
+use super::handle::Handle;
+use super::punctual::{spin_until, Latency};
+use super::shared::{Options, Park, Shared};
+use super::TimerSlack;
+use crate::loom::{lock, wait, wait_timeout, Arc, Condvar, Mutex};
+
+/// The driver thread's name.
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
+
+/// The tick of a foreign shard: deadlines round up to it.
+const RESOLUTION: Duration = Duration::from_micros(1);
+
+/// Every foreign shard, and how their driver thread sleeps.
+pub(crate) struct Foreign {
+    shards: Mutex<Vec<Arc<Shared>>>,
+    parking: Arc<Parking>,
+    /// Built before any shard of this set; for tests that build their own.
+    slack: TimerSlack,
+}
+
+/// How the driver thread sleeps and is woken.
+pub(crate) struct Parking {
+    state: Mutex<ParkState>,
+    condvar: Condvar,
+}
+
+struct ParkState {
+    /// An unpark came since the driver thread last stopped sleeping.
+    notified: bool,
+    latency: Latency,
+}
+
+/// What one turn planned: the shards it planned, and until when it may
+/// sleep (`None`: it must not sleep; `Some(None)`: until unparked).
+pub(crate) struct Plan {
+    shards: Vec<Arc<Shared>>,
+    sleep: Option<Option<StdInstant>>,
+}
+
+impl Plan {
+    /// Until when the driver thread may sleep: `None` if it must not,
+    /// `Some(None)` until unparked.
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub(crate) fn sleep(&self) -> Option<Option<StdInstant>> {
+        self.sleep
+    }
+}
+
+impl Foreign {
+    pub(crate) fn new(slack: TimerSlack) -> Foreign {
+        Foreign {
+            shards: Mutex::new(Vec::new()),
+            parking: Arc::new(Parking {
+                state: Mutex::new(ParkState {
+                    notified: false,
+                    latency: Latency::new(),
+                }),
+                condvar: Condvar::new(),
+            }),
+            slack,
+        }
+    }
+
+    /// A new shard in this set, for one thread.
+    pub(crate) fn new_shard(&self) -> Handle {
+        let parking = self.parking.clone();
+        let shared = Arc::new(Shared::new(Options {
+            resolution: RESOLUTION,
+            foreign: true,
+            pausable: false,
+            runtime: false,
+            group: 0,
+            unpark: Some(Box::new(move || parking.unpark())),
+            slack: self.slack,
+        }));
+        lock(&self.shards).push(shared.clone());
+        // A plan made before this shard joined does not cover it (nor will
+        // its registrations unpark the thread until a plan does): have the
+        // thread plan again.
+        if !super::planted("join") {
+            self.parking.unpark();
+        }
+        Handle { shared }
+    }
+
+    /// Shards in the set.
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub(crate) fn shard_count(&self) -> usize {
+        lock(&self.shards).len()
+    }
+
+    /// One turn of the driver thread: plan, sleep, fire.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn turn(&self) {
+        let plan = self.plan();
+        if let Some(until) = plan.sleep {
+            self.parking.sleep(until);
+        }
+        self.finish(plan);
+    }
+
+    /// Plans a sleep: asks every shard when it must be woken (from now on
+    /// a registration due earlier than that unparks the thread).
+    pub(crate) fn plan(&self) -> Plan {
+        let shards = lock(&self.shards).clone();
+        let mut sleep = Some(None);
+        for shard in &shards {
+            match shard.begin_park(None) {
+                Park::Skip => sleep = None,
+                Park::Until(Some(at)) => {
+                    if let Some(until) = &mut sleep {
+                        *until = Some(until.map_or(at, |until: StdInstant| until.min(at)));
+                    }
+                }
+                Park::Until(None) => {}
+            }
+        }
+        Plan { shards, sleep }
+    }
+
+    /// Sleeps as planned (for the loom models, which decide themselves
+    /// whether to sleep).
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub(crate) fn parking(&self) -> &Parking {
+        &self.parking
+    }
+
+    /// Ends the planned sleep on every shard, fires what is due, and lets
+    /// go of shards nothing else holds.
+    ///
+    /// A waker that panics does not stop the thread: the panic is reported
+    /// by the panic hook as usual and the other timers still fire.
+    pub(crate) fn finish(&self, plan: Plan) {
+        for shard in &plan.shards {
+            shard.end_park();
+        }
+        for shard in &plan.shards {
+            let now = shard.clock.tick_floor(shard.clock.now());
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| shard.process_at(now)));
+        }
+        drop(plan);
+        self.prune();
+    }
+
+    /// Lets go of the shards only the set holds: nothing is bound to them,
+    /// so no timer is pending there and none can register.
+    fn prune(&self) {
+        let mut shards = lock(&self.shards);
+        let before = shards.len();
+        shards.retain(|shard| {
+            let unused = if super::planted("prune") {
+                // The deliberately broken variant (`--cfg lawn_rt_broken`,
+                // test-only): a shard is let go once it has nothing
+                // pending now, though a sleep bound to it may file there
+                // again. loom-tests/tests/broken.rs proves model 11
+                // catches it.
+                shard.len() == 0
+            } else {
+                Arc::strong_count(shard) == 1
+            };
+            !unused
+        });
+        if shards.len() < before / 2 {
+            shards.shrink_to_fit();
+        }
+    }
+}
+
+impl Parking {
+    /// Wakes the driver thread, or makes its next sleep return at once.
+    pub(crate) fn unpark(&self) {
+        let mut state = lock(&self.state);
+        if !super::planted("unpark") {
+            state.notified = true;
+        }
+        // The deliberately broken variant (`--cfg lawn_rt_broken`, test-only)
+        // only signals, so an unpark that comes between the plan and the
+        // sleep is lost: loom-tests/tests/broken.rs proves model 10 catches
+        // it.
+        drop(state);
+        self.condvar.notify_one();
+    }
+
+    /// Sleeps until `until` (`None`: until unparked), or less if unparked
+    /// since the last sleep. A timed sleep asks to be woken the learnt
+    /// latency early and spins the rest, so it ends within µs of `until`.
+    pub(crate) fn sleep(&self, until: Option<StdInstant>) {
+        let mut state = lock(&self.state);
+        let Some(until) = until else {
+            while !state.notified {
+                state = wait(&self.condvar, state);
+            }
+            state.notified = false;
+            return;
+        };
+        if cfg!(loom) {
+            // No time passes under loom: a timed wait times out at once.
+            state = wait_timeout(&self.condvar, state, Duration::ZERO);
+            state.notified = false;
+            return;
+        }
+        let early = state.latency.early();
+        let expiry = until.checked_sub(early).unwrap_or(until);
+        loop {
+            if state.notified {
+                state.notified = false;
+                return;
+            }
+            let now = StdInstant::now();
+            let Some(left) = expiry.checked_duration_since(now).filter(|d| !d.is_zero()) else {
+                break;
+            };
+            state = wait_timeout(&self.condvar, state, left);
+        }
+        let woke = StdInstant::now();
+        if woke > expiry && until > expiry {
+            state.latency.learn(expiry, woke);
+        }
+        drop(state);
+        spin_until(until);
+    }
+}
+
+#[cfg(not(loom))]
+mod global {
+    use std::cell::OnceCell;
+    use std::sync::{Once, OnceLock};
+
+    use super::*;
+    use crate::loom::thread;
+
+    static FOREIGN: OnceLock<Foreign> = OnceLock::new();
+    static STARTED: Once = Once::new();
+    /// For timers made where the thread's own shard is gone (in a
+    /// thread-local destructor).
+    static COMMON: OnceLock<Handle> = OnceLock::new();
+
+    std::thread_local! {
+        static SHARD: OnceCell<Handle> = const { OnceCell::new() };
+    }
+
+    fn foreign() -> &'static Foreign {
+        FOREIGN.get_or_init(|| Foreign::new(TimerSlack::DEFAULT))
+    }
+
+    /// This thread's shard, made on first use.
+    pub(crate) fn handle() -> Handle {
+        this_thread().unwrap_or_else(|| COMMON.get_or_init(|| foreign().new_shard()).clone())
+    }
+
+    /// This thread's shard, made on first use; `None` in a thread-local
+    /// destructor.
+    pub(crate) fn this_thread() -> Option<Handle> {
+        SHARD
+            .try_with(|shard| shard.get_or_init(|| foreign().new_shard()).clone())
+            .ok()
+    }
+
+    #[inline]
+    pub(crate) fn ensure_started() {
+        STARTED.call_once(|| {
+            thread::Builder::new()
+                .name(THREAD_NAME.into())
+                .spawn(|| {
+                    precise_timeouts();
+                    let foreign = foreign();
+                    loop {
+                        foreign.turn();
+                    }
+                })
+                .unwrap_or_else(|err| {
+                    panic!("lawn_rt: cannot start the timer thread `{THREAD_NAME}`: {err}")
+                });
+        });
+    }
+
+    /// Timed waits on this thread end when asked, not up to 50 µs later
+    /// (Linux's default timer slack for a thread).
+    fn precise_timeouts() {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            // Best effort: without it, timeouts are just less precise.
+            let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+        }
+    }
+}
+
+#[cfg(loom)]
+mod global {
+    use super::*;
+
+    pub(crate) fn handle() -> Handle {
+        panic!("lawn_rt: no timer driver entered; under loom, enter a driver's handle first")
+    }
+
+    pub(crate) fn this_thread() -> Option<Handle> {
+        None
+    }
+
+    pub(crate) fn ensure_started() {}
+}
+
+pub(crate) use global::{ensure_started, handle, this_thread};
