@@ -34,6 +34,9 @@
 //! (lawn_rt / tokio: below 1 is lawn_rt better). Exit status 1 if a timer
 //! fired early or a task was lost.
 
+#[path = "../benches/support/rusage.rs"]
+mod rusage;
+use rusage::usage;
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
@@ -193,22 +196,6 @@ mod on_lawn_rt {
 
 mod on_tokio {
     workload!(tokio);
-}
-
-/// CPU seconds (user + system) and voluntary context switches of this
-/// process so far.
-fn usage() -> (f64, u64) {
-    // SAFETY: `getrusage` writes one `rusage` into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (
-        secs(usage.ru_utime) + secs(usage.ru_stime),
-        usage.ru_nvcsw as u64,
-    )
 }
 
 /// One side, in this process: prints `key=value` figures on one line.

@@ -293,10 +293,24 @@ mod global {
 
     /// This thread's shard, made on first use; `None` in a thread-local
     /// destructor.
-    pub(crate) fn this_thread() -> Option<Handle> {
+    fn this_thread() -> Option<Handle> {
         SHARD
             .try_with(|shard| shard.get_or_init(|| foreign().new_shard()).clone())
             .ok()
+    }
+
+    /// This thread's shard (made on first use) unless it is `shared`; the
+    /// common case, a timer first polled on the thread that made it, costs
+    /// no reference count.
+    #[inline]
+    pub(crate) fn this_thread_unless(shared: &Arc<Shared>) -> Option<Handle> {
+        SHARD
+            .try_with(|shard| {
+                let here = shard.get_or_init(|| foreign().new_shard());
+                (!Arc::ptr_eq(&here.shared, shared)).then(|| here.clone())
+            })
+            .ok()
+            .flatten()
     }
 
     #[inline]
@@ -336,11 +350,11 @@ mod global {
         panic!("lawn_rt: no timer driver entered; under loom, enter a driver's handle first")
     }
 
-    pub(crate) fn this_thread() -> Option<Handle> {
+    pub(crate) fn this_thread_unless(_shared: &Arc<Shared>) -> Option<Handle> {
         None
     }
 
     pub(crate) fn ensure_started() {}
 }
 
-pub(crate) use global::{ensure_started, handle, this_thread};
+pub(crate) use global::{ensure_started, handle, this_thread_unless};

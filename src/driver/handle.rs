@@ -271,9 +271,7 @@ pub(crate) fn rebind_target(current: &Handle) -> Option<Handle> {
         {
             Some(entered)
         }
-        None if shared.foreign => {
-            super::foreign::this_thread().filter(|here| !Arc::ptr_eq(&here.shared, shared))
-        }
+        None if shared.foreign => super::foreign::this_thread_unless(shared),
         _ => None,
     }
 }

@@ -1,0 +1,360 @@
+//! `lawn_rt::time` against `tokio::time` inside tokio's own runtime, and
+//! `lawn_rt::time` under `futures::executor`: both sides in one run, in
+//! alternating rounds (A B A B), medians and ratios.
+//!
+//! ```text
+//! cargo bench --bench in_tokio               # 5 rounds
+//! cargo bench --bench in_tokio -- --rounds 9
+//! cargo bench --bench in_tokio -- --only churn   # or fire, lateness, block_on
+//! ```
+//!
+//! In a tokio multi-thread runtime with 2 workers:
+//! - **churn**, 1, 2 and 8 tasks: each task wraps a future that never
+//!   completes in a 10 s `timeout`, polls it once (registering the timer)
+//!   and drops it (cancelling it), over and over; ns per timeout;
+//! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
+//!   all awaited; wall time, process CPU (getrusage) and voluntary context
+//!   switches;
+//! - **lateness** of `sleep(1 ms)` and `sleep(200 µs)` awaited one after
+//!   another in a spawned task: p50 and p99 of `now - deadline`.
+//!
+//! Under `futures::executor::block_on` (no runtime at all; tokio's timers
+//! cannot run there): lateness of the same sleeps on `lawn_rt`.
+//!
+//! Ratios are tokio / lawn_rt for times (above 1: lawn_rt faster) and
+//! lawn_rt / tokio for lateness (below 1: lawn_rt more precise).
+
+#[path = "support/rusage.rs"]
+mod rusage;
+use rusage::usage;
+use std::future::Future;
+use std::pin::pin;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+const CHURN_OPS: u64 = 200_000;
+const FIRE_TASKS: u64 = 200_000;
+const LATENESS_SAMPLES: usize = 300;
+
+fn main() {
+    let mut rounds = 5;
+    let mut only = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        // `cargo bench` passes `--bench`; other arguments are ignored.
+        match arg.as_str() {
+            "--rounds" => rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(5),
+            "--only" => only = args.next(),
+            _ => {}
+        }
+    }
+    let run = |name: &str| only.as_deref().is_none_or(|only| only == name);
+    println!(
+        "in_tokio: tokio multi-thread runtime, 2 workers; {rounds} rounds, A B A B, medians\n"
+    );
+    println!("| workload | lawn_rt | tokio | ratio |");
+    println!("|---|---:|---:|---:|");
+    for tasks in [1u64, 2, 8].into_iter().filter(|_| run("churn")) {
+        let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            lawn.push(churn(tasks, Side::Lawn));
+            tokio.push(churn(tasks, Side::Tokio));
+        }
+        row(
+            &format!("timeout churn, {tasks} task(s), ns/op"),
+            &lawn,
+            &tokio,
+            Better::Lower,
+        );
+    }
+    if run("fire") {
+        fire_rows(rounds);
+    }
+    if run("lateness") {
+        lateness_rows(rounds);
+    }
+    if run("block_on") {
+        block_on_rows(rounds);
+    }
+}
+
+fn fire_rows(rounds: usize) {
+    let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        lawn.push(fire(Side::Lawn));
+        tokio.push(fire(Side::Tokio));
+    }
+    let pick = |runs: &[Fire], f: fn(&Fire) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+    row(
+        "fire 200k spawned sleeps, wall ms",
+        &pick(&lawn, |f| f.wall_ms),
+        &pick(&tokio, |f| f.wall_ms),
+        Better::Lower,
+    );
+    row(
+        "  process CPU ms",
+        &pick(&lawn, |f| f.cpu_ms),
+        &pick(&tokio, |f| f.cpu_ms),
+        Better::Lower,
+    );
+    row(
+        "  voluntary context switches",
+        &pick(&lawn, |f| f.switches),
+        &pick(&tokio, |f| f.switches),
+        Better::Lower,
+    );
+    row(
+        "  lateness p50 µs",
+        &pick(&lawn, |f| f.p50_us),
+        &pick(&tokio, |f| f.p50_us),
+        Better::Lateness,
+    );
+}
+
+const SLEEPS: [(&str, Duration); 2] = [
+    ("sleep(1 ms)", Duration::from_millis(1)),
+    ("sleep(200 µs)", Duration::from_micros(200)),
+];
+
+fn lateness_rows(rounds: usize) {
+    for (name, d) in SLEEPS {
+        let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            lawn.push(lateness_in_tokio(d, Side::Lawn));
+            tokio.push(lateness_in_tokio(d, Side::Tokio));
+        }
+        row(
+            &format!("lateness in a tokio task, {name}, p50 µs"),
+            &pick_pair(&lawn, 0),
+            &pick_pair(&tokio, 0),
+            Better::Lateness,
+        );
+        row(
+            "  p99 µs",
+            &pick_pair(&lawn, 1),
+            &pick_pair(&tokio, 1),
+            Better::Lateness,
+        );
+    }
+}
+
+fn block_on_rows(rounds: usize) {
+    for (name, d) in SLEEPS {
+        let runs: Vec<_> = (0..rounds).map(|_| lateness_block_on(d)).collect();
+        println!(
+            "| lateness under futures::executor::block_on, {name}, p50 / p99 µs | {:.1} / {:.1} | (no tokio runtime) | |",
+            median(pick_pair(&runs, 0)),
+            median(pick_pair(&runs, 1)),
+        );
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    Lawn,
+    Tokio,
+}
+
+enum Better {
+    Lower,
+    Lateness,
+}
+
+fn row(name: &str, lawn: &[f64], tokio: &[f64], better: Better) {
+    let ratios: Vec<f64> = lawn
+        .iter()
+        .zip(tokio)
+        .map(|(l, t)| match better {
+            Better::Lower => t / l.max(1e-9),
+            Better::Lateness => l / t.max(1e-9),
+        })
+        .collect();
+    let label = match better {
+        Better::Lower => "tokio/lawn_rt",
+        Better::Lateness => "lawn_rt/tokio",
+    };
+    println!(
+        "| {name} | {:.1} | {:.1} | {:.2}x ({label}) |",
+        median(lawn.to_vec()),
+        median(tokio.to_vec()),
+        median(ratios)
+    );
+}
+
+fn pick_pair(runs: &[(f64, f64)], i: usize) -> Vec<f64> {
+    runs.iter()
+        .map(|p| if i == 0 { p.0 } else { p.1 })
+        .collect()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+fn percentile(xs: &mut [f64], p: f64) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    let rank = ((xs.len() as f64 * p / 100.0).ceil() as usize).clamp(1, xs.len());
+    xs[rank - 1]
+}
+
+fn tokio_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("build the tokio runtime")
+}
+
+/// Polls `future` once, then drops it.
+async fn poll_once(future: impl Future) {
+    let mut future = pin!(future);
+    std::future::poll_fn(|cx| {
+        let _ = future.as_mut().poll(cx);
+        Poll::Ready(())
+    })
+    .await;
+}
+
+/// ns per timeout, `tasks` tasks churning at once on 2 workers.
+fn churn(tasks: u64, side: Side) -> f64 {
+    let rt = tokio_runtime();
+    let per_task = CHURN_OPS / tasks;
+    let elapsed = rt.block_on(async move {
+        // Warm up every worker's timers.
+        let warm: Vec<_> = (0..tasks)
+            .map(|_| tokio::spawn(churn_task(1_000, side)))
+            .collect();
+        for w in warm {
+            w.await.expect("a churn task panicked");
+        }
+        let start = Instant::now();
+        let handles: Vec<_> = (0..tasks)
+            .map(|_| tokio::spawn(churn_task(per_task, side)))
+            .collect();
+        for h in handles {
+            h.await.expect("a churn task panicked");
+        }
+        start.elapsed()
+    });
+    elapsed.as_nanos() as f64 / (per_task * tasks) as f64
+}
+
+async fn churn_task(ops: u64, side: Side) {
+    let never = std::future::pending::<()>;
+    for _ in 0..ops {
+        match side {
+            Side::Lawn => poll_once(lawn_rt::time::timeout(Duration::from_secs(10), never())).await,
+            Side::Tokio => poll_once(tokio::time::timeout(Duration::from_secs(10), never())).await,
+        }
+    }
+}
+
+struct Fire {
+    wall_ms: f64,
+    cpu_ms: f64,
+    switches: f64,
+    p50_us: f64,
+}
+
+fn fire(side: Side) -> Fire {
+    let rt = tokio_runtime();
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let durations: Vec<Duration> = (0..FIRE_TASKS)
+        .map(|_| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            Duration::from_micros(1_000 + rng % 9_000)
+        })
+        .collect();
+    let (cpu0, csw0) = usage();
+    let start = Instant::now();
+    let mut late = rt.block_on(async move {
+        let handles: Vec<_> = durations
+            .into_iter()
+            .map(|d| {
+                tokio::spawn(async move {
+                    let deadline = Instant::now() + d;
+                    match side {
+                        Side::Lawn => {
+                            lawn_rt::time::sleep_until(lawn_rt::time::Instant::from_std(deadline))
+                                .await
+                        }
+                        Side::Tokio => {
+                            tokio::time::sleep_until(tokio::time::Instant::from_std(deadline)).await
+                        }
+                    }
+                    late_us(deadline)
+                })
+            })
+            .collect();
+        let mut late = Vec::with_capacity(handles.len());
+        for h in handles {
+            late.push(h.await.expect("a sleeping task panicked"));
+        }
+        late
+    });
+    let wall = start.elapsed();
+    let (cpu1, csw1) = usage();
+    drop(rt);
+    Fire {
+        wall_ms: wall.as_secs_f64() * 1e3,
+        cpu_ms: (cpu1 - cpu0) * 1e3,
+        switches: (csw1 - csw0) as f64,
+        p50_us: percentile(&mut late, 50.0),
+    }
+}
+
+/// How late `deadline` is now, in µs; panics if it is still ahead (a
+/// timer that fired early).
+fn late_us(deadline: Instant) -> f64 {
+    let now = Instant::now();
+    let late = now
+        .checked_duration_since(deadline)
+        .unwrap_or_else(|| panic!("a timer fired {:?} early", deadline - now));
+    late.as_secs_f64() * 1e6
+}
+
+fn lateness_in_tokio(d: Duration, side: Side) -> (f64, f64) {
+    let rt = tokio_runtime();
+    let mut late = rt.block_on(async move {
+        tokio::spawn(async move {
+            let mut late = Vec::with_capacity(LATENESS_SAMPLES);
+            for _ in 0..LATENESS_SAMPLES {
+                let deadline = Instant::now() + d;
+                match side {
+                    Side::Lawn => {
+                        lawn_rt::time::sleep_until(lawn_rt::time::Instant::from_std(deadline)).await
+                    }
+                    Side::Tokio => {
+                        tokio::time::sleep_until(tokio::time::Instant::from_std(deadline)).await
+                    }
+                }
+                late.push(late_us(deadline));
+            }
+            late
+        })
+        .await
+        .expect("the sleeping task panicked")
+    });
+    (percentile(&mut late, 50.0), percentile(&mut late, 99.0))
+}
+
+fn lateness_block_on(d: Duration) -> (f64, f64) {
+    let mut late = futures::executor::block_on(async move {
+        let mut late = Vec::with_capacity(LATENESS_SAMPLES);
+        for _ in 0..LATENESS_SAMPLES {
+            let deadline = Instant::now() + d;
+            lawn_rt::time::sleep_until(lawn_rt::time::Instant::from_std(deadline)).await;
+            late.push(late_us(deadline));
+        }
+        late
+    });
+    (percentile(&mut late, 50.0), percentile(&mut late, 99.0))
+}

@@ -1,0 +1,20 @@
+//! Process CPU time and voluntary context switches, from `getrusage`: what
+//! a server pays for a timer load (the blocking parks are the voluntary
+//! switches). Shared by `examples/server_load` and `benches/in_tokio`.
+
+/// CPU seconds (user + system) and voluntary context switches of this
+/// process so far, its exited threads included.
+pub fn usage() -> (f64, u64) {
+    // SAFETY: `getrusage` writes one `rusage` into the zeroed struct we own,
+    // and a zeroed `rusage` (integers only) is a valid value.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        secs(usage.ru_utime) + secs(usage.ru_stime),
+        usage.ru_nvcsw as u64,
+    )
+}
