@@ -210,6 +210,9 @@ pub(crate) struct Levels<T> {
     slack: [u64; LEVELS],
     /// The latest tick seen by any level.
     elapsed: u64,
+    /// The highest level in use; the levels above it are always empty
+    /// (`TimerSlack::NONE`: 0, so a bare driver walks one Lawn).
+    top: usize,
 }
 
 impl<T> Levels<T> {
@@ -232,19 +235,24 @@ impl<T> Levels<T> {
             unit[level] = (ticks / UNITS_PER_SLACK).max(1);
             slack[level] = ticks - (unit[level] - 1);
         }
+        let top = (0..LEVELS)
+            .rev()
+            .find(|&level| min_ttl[level] != u64::MAX)
+            .unwrap_or(0);
         Levels {
             lawns: std::array::from_fn(|_| Lawn::new()),
             unit,
             min_ttl,
             slack,
             elapsed: 0,
+            top,
         }
     }
 
     /// The level of a timer `ttl` ticks ahead.
     #[inline]
     fn level_of(&self, ttl: u64) -> usize {
-        let mut level = LEVELS - 1;
+        let mut level = self.top;
         // Unused levels have `min_ttl == u64::MAX`: skipped even for a TTL
         // of `u64::MAX`.
         while ttl < self.min_ttl[level] || self.min_ttl[level] == u64::MAX {
@@ -344,7 +352,7 @@ impl<T> Levels<T> {
     /// level's class buckets, never late; see [`Lawn::next_deadline`]).
     #[inline]
     fn heads(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        (0..LEVELS).filter_map(|level| {
+        (0..=self.top).filter_map(|level| {
             let head = self.lawns[level].next_deadline()?;
             Some((head.saturating_mul(self.unit[level]), self.slack[level]))
         })
@@ -361,7 +369,7 @@ impl<T> Levels<T> {
             .heads()
             .map(|(head, slack)| head.saturating_add(slack))
             .min()?;
-        let at = (0..LEVELS)
+        let at = (0..=self.top)
             .filter_map(|level| {
                 let unit = self.unit[level];
                 let last = self.lawns[level].last_deadline_by(latest / unit)?;
@@ -376,7 +384,7 @@ impl<T> Levels<T> {
     #[inline]
     pub(crate) fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
         self.elapsed = self.elapsed.max(now);
-        for level in 0..LEVELS {
+        for level in 0..=self.top {
             if let Some((key, value)) = self.lawns[level].pop_expired(now / self.unit[level]) {
                 return Some((tag(level, key), value));
             }
@@ -504,7 +512,10 @@ mod tests {
         assert_eq!(coarse.level_of(11), 4); // 1.1 ms: 128 µs = 1 tick
         assert_eq!((coarse.unit[4], coarse.slack[4]), (1, 1));
         let none: Levels<()> = Levels::new(TimerSlack::NONE, US);
-        assert_eq!(none.level_of(u64::MAX), 0);
+        assert_eq!((none.level_of(u64::MAX), none.top), (0, 0));
+        assert_eq!(levels.top, 7);
+        let capped: Levels<()> = Levels::new(TimerSlack::new(8, Duration::from_micros(100)), US);
+        assert_eq!((capped.top, capped.level_of(u64::MAX)), (3, 3));
     }
 
     #[test]
