@@ -1,0 +1,184 @@
+//! Foreign shards: where no `lawn_rt` driver is entered, each thread's
+//! timers file in a driver of that thread's own, and one timer thread
+//! (`lawn-rt-timer`) fires them all. What a user of another executor can
+//! observe: whose shard a timer files in, that timers outlive their thread,
+//! that nothing fires early under a cancellation storm, and that an idle
+//! process gets no timer wake-ups. Real clock: that is the point.
+
+mod common;
+
+use std::pin::pin;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use common::{isolated, poll_noop};
+use lawn_rt::driver::Handle;
+use lawn_rt::time::{sleep, sleep_until, timeout, Instant};
+
+const fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// A generous bound for "did not hang".
+const HANG: Duration = Duration::from_secs(5);
+
+#[test]
+fn each_thread_has_a_shard_of_its_own_and_keeps_it() {
+    let here = Handle::current();
+    assert!(here.same_driver(&Handle::current()), "one shard per thread");
+    let there = thread::spawn(Handle::current).join().unwrap();
+    assert!(!here.same_driver(&there), "another thread, another shard");
+    assert!(!there.is_shutdown());
+}
+
+/// A sleep made on one thread and first polled on another files in the
+/// polling thread's shard (where it will most likely be dropped); one
+/// polled where it was made stays there.
+#[test]
+fn a_timer_files_where_it_is_first_polled() {
+    let made_here = Box::pin(sleep(Duration::from_secs(60)));
+    let (tx, rx) = mpsc::channel();
+    let poller = thread::spawn(move || {
+        let mut made_here = made_here;
+        let mine = Handle::current();
+        let before = mine.pending_timers();
+        assert!(poll_noop(made_here.as_mut()).is_pending());
+        tx.send(mine.pending_timers() - before).unwrap();
+        made_here // keeps it pending while the other thread looks
+    });
+    let filed_there = rx.recv().unwrap();
+    let made_here = poller.join().unwrap();
+    assert_eq!(filed_there, 1, "filed on the polling thread's shard");
+    drop(made_here);
+
+    let here = Handle::current();
+    let before = here.pending_timers();
+    let mut stays = pin!(sleep(Duration::from_secs(60)));
+    assert!(poll_noop(stays.as_mut()).is_pending());
+    assert_eq!(here.pending_timers(), before + 1);
+}
+
+/// A thread that exits with a timer pending on its shard (its sleep handed
+/// to another thread, as a task that moved) leaves it to fire as usual.
+#[test]
+fn a_timer_outlives_the_thread_whose_shard_holds_it() {
+    let deadline = Instant::now() + ms(30);
+    let moved = thread::spawn(move || {
+        let mut timer = Box::pin(sleep_until(deadline));
+        assert!(poll_noop(timer.as_mut()).is_pending());
+        timer // the thread exits; its shard's handle goes with it
+    })
+    .join()
+    .unwrap();
+    let start = std::time::Instant::now();
+    futures::executor::block_on(moved);
+    assert!(Instant::now() >= deadline, "early");
+    assert!(start.elapsed() < HANG, "never fired");
+}
+
+/// Eight threads each create and drop 20,000 timeouts (on their own
+/// shards) while another thread sleeps 1 ms at a time until they are
+/// done: no sleep wakes early and every one wakes. (How late the sleeper
+/// is under such a storm measures the CPU scheduler on a 2-core machine,
+/// not the timers: that is for a benchmark, not a test.)
+#[test]
+fn a_cancellation_storm_on_other_threads_loses_no_sleep_and_fires_none_early() {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let storm: Vec<_> = (0..8)
+        .map(|_| {
+            let done = done.clone();
+            thread::spawn(move || {
+                for _ in 0..20_000 {
+                    let mut t = pin!(timeout(
+                        Duration::from_secs(10),
+                        std::future::pending::<()>()
+                    ));
+                    assert!(poll_noop(t.as_mut()).is_pending());
+                }
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            })
+        })
+        .collect();
+    let slept = futures::executor::block_on(async {
+        let mut slept = 0;
+        while done.load(std::sync::atomic::Ordering::SeqCst) < 8 || slept < 10 {
+            let deadline = Instant::now() + ms(1);
+            sleep_until(deadline).await;
+            assert!(
+                Instant::now() >= deadline,
+                "a sleep woke before its deadline"
+            );
+            slept += 1;
+        }
+        slept
+    });
+    for t in storm {
+        t.join().unwrap();
+    }
+    assert!(slept >= 10);
+}
+
+/// The timer thread's voluntary context switches (Linux), read from
+/// `/proc`.
+#[cfg(target_os = "linux")]
+fn timer_thread_switches() -> Option<u64> {
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = task.ok()?.path();
+        let comm = std::fs::read_to_string(path.join("comm")).ok()?;
+        if comm.trim_end() != "lawn-rt-timer" {
+            continue;
+        }
+        let status = std::fs::read_to_string(path.join("status")).ok()?;
+        let line = status
+            .lines()
+            .find(|l| l.starts_with("voluntary_ctxt_switches:"))?;
+        return line.split_whitespace().nth(1)?.parse().ok();
+    }
+    None
+}
+
+/// In a fresh process: once no timer is pending, the timer thread sleeps
+/// until one registers. An idle process has no timer wake-ups.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_idle_process_has_no_timer_wake_ups() {
+    if !isolated("an_idle_process_has_no_timer_wake_ups") {
+        return;
+    }
+    futures::executor::block_on(sleep(ms(2)));
+    {
+        // A pending timer cancelled: nothing is left.
+        let mut cancelled = pin!(sleep(Duration::from_secs(30)));
+        assert!(poll_noop(cancelled.as_mut()).is_pending());
+    }
+    thread::sleep(ms(20)); // let the thread settle into its idle sleep
+    let before = timer_thread_switches().expect("the timer thread exists");
+    thread::sleep(ms(200));
+    let after = timer_thread_switches().unwrap();
+    // The cancelled timer may have cost it one last wake-up before idling.
+    assert!(
+        after - before <= 1,
+        "{} wake-ups while idle",
+        after - before
+    );
+}
+
+/// In a fresh process: the timer thread sleeps until a timer 60 s away; a
+/// timer due in 5 ms, registered afterwards on another thread, wakes it.
+#[test]
+fn an_earlier_timer_on_another_thread_wakes_the_timer_thread() {
+    if !isolated("an_earlier_timer_on_another_thread_wakes_the_timer_thread") {
+        return;
+    }
+    let mut long = Box::pin(sleep(Duration::from_secs(60)));
+    assert!(poll_noop(long.as_mut()).is_pending());
+    thread::sleep(ms(20));
+    let start = std::time::Instant::now();
+    thread::spawn(|| futures::executor::block_on(sleep(ms(5))))
+        .join()
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert!(elapsed >= ms(5) && elapsed < HANG, "{elapsed:?}");
+    drop(long);
+}
