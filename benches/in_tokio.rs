@@ -24,9 +24,9 @@
 //! Ratios are tokio / lawn_rt for times (above 1: lawn_rt faster) and
 //! lawn_rt / tokio for lateness (below 1: lawn_rt more precise).
 
-#[path = "support/rusage.rs"]
-mod rusage;
-use rusage::usage;
+#[path = "support/measure.rs"]
+mod measure;
+use measure::{median, usage};
 use std::future::Future;
 use std::pin::pin;
 use std::task::Poll;
@@ -185,16 +185,6 @@ fn pick_pair(runs: &[(f64, f64)], i: usize) -> Vec<f64> {
     runs.iter()
         .map(|p| if i == 0 { p.0 } else { p.1 })
         .collect()
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    }
 }
 
 fn percentile(xs: &mut [f64], p: f64) -> f64 {

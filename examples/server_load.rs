@@ -34,9 +34,9 @@
 //! (lawn_rt / tokio: below 1 is lawn_rt better). Exit status 1 if a timer
 //! fired early or a task was lost.
 
-#[path = "../benches/support/rusage.rs"]
-mod rusage;
-use rusage::usage;
+#[path = "../benches/support/measure.rs"]
+mod measure;
+use measure::{median, usage};
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
@@ -301,16 +301,6 @@ fn run_child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> Figures
         max: get("max"),
         early: get("early"),
         lost: get("lost"),
-    }
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
     }
 }
 

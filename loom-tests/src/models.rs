@@ -684,12 +684,7 @@ pub fn shard_drop_from_another_worker() {
 /// wakes it through its unpark hook (the `mio::Waker`); otherwise loom
 /// reports the deadlock.
 pub fn shard_reset_wakes_parked_worker() {
-    let mio = Arc::new(MioWaker::new());
-    let shard = {
-        let mio = mio.clone();
-        Arc::new(model::shard(1, move || mio.wake()))
-    };
-    shard.pause();
+    let (mio, shard) = paused_worker_shard();
     let _entered = shard.handle().enter();
     let recorder = Recorder::new("shard reset");
     let start = Instant::now();
@@ -733,12 +728,7 @@ pub fn shard_reset_wakes_parked_worker() {
 /// reports the worker blocked forever. Then both fire, neither early, each
 /// within its slack.
 pub fn slack_registration_vs_park() {
-    let mio = Arc::new(MioWaker::new());
-    let shard = {
-        let mio = mio.clone();
-        Arc::new(model::shard(1, move || mio.wake()))
-    };
-    shard.pause();
+    let (mio, shard) = paused_worker_shard();
     let _entered = shard.handle().enter();
     let recorder = Recorder::new("slack");
     let start = Instant::now();
@@ -779,6 +769,18 @@ pub fn slack_registration_vs_park() {
     drop((near, far));
     model::check(&shard);
     assert_released(&recorder);
+}
+
+/// A multi-thread runtime's worker shard (group 1) on a paused clock, and
+/// the stand-in for the `mio::Waker` its unpark hook wakes.
+fn paused_worker_shard() -> (Arc<MioWaker>, Arc<lawn_rt::driver::Driver>) {
+    let mio = Arc::new(MioWaker::new());
+    let shard = {
+        let mio = mio.clone();
+        Arc::new(model::shard(1, move || mio.wake()))
+    };
+    shard.pause();
+    (mio, shard)
 }
 
 /// A foreign timer thread's turn without its sleep: plans, fires what is

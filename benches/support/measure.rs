@@ -1,6 +1,8 @@
-//! Process CPU time and voluntary context switches, from `getrusage`: what
-//! a server pays for a timer load (the blocking parks are the voluntary
-//! switches). Shared by `examples/server_load` and `benches/in_tokio`.
+//! What the A B A B benchmarks measure and how they sum it up: process CPU
+//! time and voluntary context switches from `getrusage` (what a server
+//! pays for a timer load; the blocking parks are the voluntary switches),
+//! and the median of the rounds. Shared by `examples/server_load` and
+//! `benches/in_tokio` with `#[path]`.
 
 /// CPU seconds (user + system) and voluntary context switches of this
 /// process so far, its exited threads included.
@@ -17,4 +19,15 @@ pub fn usage() -> (f64, u64) {
         secs(usage.ru_utime) + secs(usage.ru_stime),
         usage.ru_nvcsw as u64,
     )
+}
+
+/// The median of `xs` (the mean of the middle two for an even count).
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
 }
