@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{counting_waker, pending_timers, poll_noop, poll_with, round_up_to_tick, Rng};
 use lawn_rt::task::yield_now;
-use lawn_rt::time::{self, sleep, Duration, Instant, Sleep};
+use lawn_rt::time::{self, sleep, sleep_until, Duration, Instant, Sleep};
 
 use common::units::{ms, us};
 
@@ -210,4 +210,57 @@ async fn random_advances_fire_each_sleep_at_the_tick_after_its_deadline() {
         fired > 300,
         "only {fired} sleeps fired: the test lost its point"
     );
+}
+
+// ---------------------------------------------------------------------------
+// deadlines beyond the clock's last tick
+// ---------------------------------------------------------------------------
+
+/// A deadline after the last tick the driver can count (a paused clock
+/// moved centuries ahead; 584 years at a 1 ns tick) is never filed for
+/// that last tick, which would fire it early: the sleep stays pending
+/// while the clock is short of its deadline, however far past the last
+/// tick, and completes on the first poll once the clock has passed it.
+#[test]
+fn a_deadline_beyond_the_clocks_last_tick_never_fires_early() {
+    let year = Duration::from_secs(365 * 86_400);
+    for (resolution, far) in [
+        (us(1), Duration::from_secs(u64::MAX / 4)),
+        (Duration::from_nanos(1), 600 * year),
+    ] {
+        lawn_rt::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .timer_resolution(resolution)
+            .build()
+            .unwrap()
+            .block_on(async move {
+                let start = Instant::now();
+                let mut far_off = pin!(sleep_until(start + far));
+                assert!(poll_noop(far_off.as_mut()).is_pending());
+                time::advance(far - Duration::from_secs(1)).await;
+                assert!(
+                    poll_noop(far_off.as_mut()).is_pending(),
+                    "fired {:?} before its deadline (tick {resolution:?})",
+                    far_off.deadline() - Instant::now()
+                );
+                assert!(!far_off.is_elapsed());
+                time::advance(Duration::from_secs(1)).await;
+                assert_eq!(Instant::now(), far_off.deadline());
+                assert!(poll_noop(far_off.as_mut()).is_ready());
+                // Reset to a deadline a quarter as far again (still an
+                // `Instant`; further ones clamp to ~30 years, as tokio's
+                // far future): pending until then, not early.
+                let again = far / 4;
+                far_off.as_mut().reset(Instant::now() + again);
+                assert!(poll_noop(far_off.as_mut()).is_pending());
+                time::advance(again - Duration::from_secs(1)).await;
+                assert!(
+                    poll_noop(far_off.as_mut()).is_pending(),
+                    "early after a reset"
+                );
+                time::advance(Duration::from_secs(1)).await;
+                assert!(poll_noop(far_off.as_mut()).is_ready());
+            });
+    }
 }

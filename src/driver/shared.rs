@@ -106,6 +106,12 @@ pub(crate) enum Registered {
     Pending(TimerKey, Tick),
     /// Already due: nothing was filed.
     Due,
+    /// Due after the last tick this driver's clock can count (only a paused
+    /// clock moved centuries ahead gets there): nothing was filed, since a
+    /// timer filed for that last tick would fire before its deadline. The
+    /// sleep stays pending; a poll once the clock has passed the deadline
+    /// completes it.
+    Beyond,
 }
 
 impl Shared {
@@ -142,6 +148,12 @@ impl Shared {
         waker: &Waker,
     ) -> Result<Registered, Error> {
         let due = self.clock.tick_ceil(deadline).0;
+        if due == u64::MAX {
+            return match self.is_shutdown() {
+                true => Err(Error::shutdown()),
+                false => Ok(Registered::Beyond),
+            };
+        }
         let waker = waker.clone();
         let mut inner = lock(&self.inner);
         if inner.shutdown {
@@ -185,6 +197,14 @@ impl Shared {
             return Err(Error::shutdown());
         }
         let now = now.0.max(inner.levels.elapsed());
+        if due == u64::MAX {
+            // Beyond the clock's last tick (see `Registered::Beyond`): no
+            // longer filed; the sleep's next poll says it is pending.
+            let removed = inner.levels.remove(key);
+            drop(inner);
+            drop(removed);
+            return Ok(None);
+        }
         if due <= now {
             // Due already: hand it out now.
             let removed = inner.levels.remove(key);

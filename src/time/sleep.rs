@@ -384,6 +384,15 @@ impl Sleep {
                 self.set(State::Registered(key), due.0);
                 Poll::Pending
             }
+            Ok(Registered::Beyond) => {
+                if let Some(old) = handed_out {
+                    shared.forget(old);
+                }
+                // Not filed (see `Registered::Beyond`): pending, and the
+                // next poll compares the deadline with the clock first.
+                self.set(State::Unregistered(None), UNKNOWN);
+                Poll::Pending
+            }
             Ok(Registered::Due) => {
                 self.set(State::Elapsed(handed_out), UNKNOWN);
                 Poll::Ready(())
