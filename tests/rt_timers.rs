@@ -94,3 +94,32 @@ async fn interval_inside_a_task() {
         .collect();
     assert_eq!(ticks, expected);
 }
+
+/// A timer whose waker panics, fired by the current-thread runtime's park
+/// loop: the panic is the waker's (the panic hook reports it), not the
+/// runtime's. `block_on`'s future is not lost: it completes, and the
+/// runtime goes on firing timers, as the multi-thread runtime's workers and
+/// the foreign shards' timer thread do. Runs in a child process (a
+/// regression would unwind out of `block_on`).
+#[test]
+fn a_panicking_timer_waker_does_not_take_block_on_down() {
+    if !common::isolated("a_panicking_timer_waker_does_not_take_block_on_down") {
+        return;
+    }
+    let rt = lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = rt.block_on(async {
+        let mut nap = Box::pin(sleep(Duration::from_millis(2)));
+        assert!(common::poll_with(nap.as_mut(), &common::panicking_waker()).is_pending());
+        // The loop parks past the nap's deadline and fires its waker.
+        sleep(Duration::from_millis(20)).await;
+        assert!(nap.is_elapsed());
+        42
+    });
+    assert_eq!(out, 42);
+    let start = Instant::now();
+    rt.block_on(sleep(Duration::from_millis(1)));
+    assert!(start.elapsed() >= Duration::from_millis(1));
+}

@@ -536,3 +536,15 @@ pub fn assert_no_leak_over(n: usize, what: &str, mut cycle: impl FnMut(usize)) {
         "{n} {what} in {took:?}; fds {fds} -> {fds_after}, threads {threads} -> {threads_after}"
     );
 }
+
+/// A waker that panics when woken (with the message `"panicking waker
+/// woken"`), as user code may.
+pub fn panicking_waker() -> Waker {
+    struct Panicking;
+    impl std::task::Wake for Panicking {
+        fn wake(self: Arc<Self>) {
+            panic!("panicking waker woken");
+        }
+    }
+    Waker::from(Arc::new(Panicking))
+}

@@ -34,7 +34,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
-use super::poll_budgeted;
+use super::{poll_budgeted, survive};
 use crate::driver::{Driver, Park, SharedDriver};
 use crate::loom::{lock, wait};
 use crate::runtime::blocking;
@@ -297,11 +297,11 @@ impl Inner {
                     }
                     _ => (StdInstant::now(), true),
                 };
-                core.parker.park(until, now, real);
+                survive(|| core.parker.park(until, now, real));
             }
         }
         if !parked {
-            core.parker.poll_now();
+            survive(|| core.parker.poll_now());
         }
         if parked {
             lock(&self.inject).parked = false;
@@ -314,7 +314,7 @@ impl Inner {
         self.fire_timers();
         let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
         for waker in deferred.into_iter().flatten() {
-            waker.wake();
+            survive(|| waker.wake());
         }
     }
 
@@ -328,7 +328,7 @@ impl Inner {
         shared: &SharedDriver,
         woken: &AtomicBool,
     ) -> Result<(), Option<u64>> {
-        core.parker.poll_now();
+        survive(|| core.parker.poll_now());
         let fired = self.fire_timers();
         if fired > 0 || self.has_ready_work(woken) {
             return Ok(());
@@ -368,9 +368,13 @@ impl Inner {
         true
     }
 
-    /// Fires every due timer; returns how many were woken.
+    /// Fires every due timer; returns how many were woken. A waker that
+    /// panics is reported by the panic hook and the loop goes on (see
+    /// `survive`); the rest of its batch has been woken.
     fn fire_timers(&self) -> usize {
-        self.time.as_ref().map_or(0, Driver::process)
+        let mut fired = 0;
+        survive(|| fired = self.time.as_ref().map_or(0, Driver::process));
+        fired
     }
 
     /// Shuts the runtime down: drops every task's future (on this thread,

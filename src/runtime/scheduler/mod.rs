@@ -142,3 +142,13 @@ pub(crate) fn shut_drivers<'a>(
     }
     result
 }
+
+/// Runs `f`, which calls wakers (user code) from a park loop: a waker that
+/// panics must not take the loop (its runtime, its timer shard, a
+/// `block_on` future) down. The panic hook has reported it; every other
+/// waker of the batch has been called (the timer driver and the I/O driver
+/// go on past a panicking waker). Both flavors do this, as the foreign
+/// shards' timer thread does.
+pub(crate) fn survive<R>(f: impl FnOnce() -> R) {
+    let _ = panic::catch_unwind(AssertUnwindSafe(f));
+}

@@ -44,7 +44,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
@@ -53,6 +53,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
 use super::poll_budgeted;
+use super::survive;
 use crate::driver::{Driver, Park, TimerSlack};
 use crate::loom::lock;
 use crate::runtime::blocking;
@@ -511,14 +512,6 @@ impl Shared {
             panic::resume_unwind(payload);
         }
     }
-}
-
-/// Runs `f`, which calls wakers (user code), on a worker: a waker that
-/// panics must not take the worker (and its timer shard) down. The panic
-/// hook has reported it; every other waker of the batch has been called
-/// (the driver and the I/O driver go on past a panicking waker).
-fn survive<R>(f: impl FnOnce() -> R) {
-    let _ = panic::catch_unwind(AssertUnwindSafe(f));
 }
 
 /// A worker thread's body.
