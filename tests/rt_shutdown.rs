@@ -560,3 +560,55 @@ fn dropping_the_runtime_inside_its_own_blocking_task_does_not_hang() {
         drop(join);
     });
 }
+
+// -------------------------------------------- dropped from its own task
+
+/// A current-thread runtime dropped inside one of its own tasks (or inside
+/// a `block_on` future, through a handle) neither hangs nor loses its
+/// shutdown: the task that dropped it completes, and once the thread stops
+/// driving, every other task's future is dropped and a later spawn is
+/// cancelled at once, as on the multi-thread runtime.
+#[test]
+fn dropping_the_runtime_inside_its_own_task_does_not_hang() {
+    watchdog("drop inside a task", HANG, || {
+        for inside_block_on in [false, true] {
+            let rt = Builder::new_current_thread().enable_all().build().unwrap();
+            let handle = rt.handle().clone();
+            let drops = DropCount::new();
+            let others: Vec<_> = (0..10)
+                .map(|_| {
+                    let tracked = drops.track();
+                    handle.spawn(async move {
+                        let _tracked = tracked;
+                        sleep(Duration::from_secs(3600)).await;
+                    })
+                })
+                .collect();
+            let out = if inside_block_on {
+                handle.block_on(async move {
+                    sleep(Duration::from_millis(1)).await;
+                    drop(rt);
+                    "dropped"
+                })
+            } else {
+                let dropper = handle.spawn(async move {
+                    sleep(Duration::from_millis(1)).await;
+                    drop(rt);
+                    "dropped"
+                });
+                handle.block_on(dropper).unwrap()
+            };
+            assert_eq!(out, "dropped");
+            assert_eq!(drops.get(), 10, "the other tasks' futures were dropped");
+            for other in others {
+                let joined = futures::executor::block_on(other);
+                assert!(joined.unwrap_err().is_cancelled());
+            }
+            let late = futures::executor::block_on(handle.spawn(async {}));
+            assert!(
+                late.unwrap_err().is_cancelled(),
+                "a spawn after the drop ran"
+            );
+        }
+    });
+}

@@ -65,6 +65,11 @@ pub(crate) struct Inner {
     /// Blocking tasks spawned and not yet finished: while there are any,
     /// a paused clock does not auto-advance (tokio's rule).
     blocking_inflight: AtomicUsize,
+    /// A shutdown asked for on the driving thread itself (the runtime
+    /// dropped inside one of its own tasks, or inside a `block_on` future):
+    /// carried out with this timeout by that thread once it stops driving,
+    /// since a task cannot cancel itself from inside its own poll.
+    pending_shutdown: Mutex<Option<Option<Duration>>>,
     /// The I/O driver (`None`: built without `enable_io`).
     pub(crate) io: Option<Arc<io::Driver>>,
 }
@@ -108,6 +113,7 @@ impl Inner {
             time,
             blocking,
             blocking_inflight: AtomicUsize::new(0),
+            pending_shutdown: Mutex::new(None),
             io,
         }
     }
@@ -383,6 +389,15 @@ impl Inner {
     /// pool (waiting up to `timeout` for running blocking tasks; `None`:
     /// as long as they take).
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        if context::worker_index(self.id()).is_some() {
+            // Dropped inside one of its own tasks (or a `block_on` future):
+            // that task holds its own future while it runs, so cancelling
+            // every task here would wait for itself. The driving thread
+            // does it once it is out (see `Driving::drop`), as the
+            // multi-thread runtime's last worker does.
+            *lock(&self.pending_shutdown) = Some(timeout);
+            return;
+        }
         let Some(tasks) = self.owned.close() else {
             return;
         };
@@ -482,7 +497,16 @@ impl Drop for Driving<'_> {
         // Yielded tasks must not be lost: wake them (they go to the inject
         // queue now).
         for waker in deferred {
-            waker.wake();
+            survive(|| waker.wake());
+        }
+        let pending = lock(&self.inner.pending_shutdown).take();
+        if let Some(timeout) = pending {
+            if std::thread::panicking() {
+                // A second panic out of a drop would abort the process.
+                survive(|| self.inner.shutdown(timeout));
+            } else {
+                self.inner.shutdown(timeout);
+            }
         }
     }
 }
