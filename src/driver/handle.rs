@@ -213,6 +213,20 @@ impl Handle {
         self.shared.len()
     }
 
+    /// Heap bytes the driver's timer store holds (capacity, not just use):
+    /// see [`Driver::allocated_bytes`](super::Driver::allocated_bytes). For
+    /// a runtime's driver, `Handle::current()` inside it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// assert_eq!(driver.handle().allocated_bytes(), 0);
+    /// ```
+    pub fn allocated_bytes(&self) -> usize {
+        self.shared.allocated_bytes()
+    }
+
     /// The tick the clock has reached at `t`.
     #[inline]
     pub(crate) fn tick_of(&self, t: StdInstant) -> Tick {

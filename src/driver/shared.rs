@@ -55,6 +55,9 @@ pub(crate) struct Shared {
     pub(super) batch: Batch,
     /// Set once the driver has shut down.
     shut_down: AtomicBool,
+    /// How long, in ticks, a slack level must stay sparse before a park
+    /// gives its memory back (one second).
+    shrink_hold: u64,
 }
 
 pub(super) struct Inner {
@@ -135,6 +138,7 @@ impl Shared {
             },
             batch: Batch::new(),
             shut_down: AtomicBool::new(false),
+            shrink_hold: (1_000_000_000 / options.resolution.as_nanos().max(1)) as u64,
         }
     }
 
@@ -358,6 +362,10 @@ impl Shared {
             return Park::Skip;
         }
         let now = self.clock.now();
+        let hold = self.shrink_hold;
+        inner
+            .levels
+            .shrink_sparse(self.clock.tick_floor(now).0, hold);
         let until = match inner.levels.next_wake() {
             Some(wake) => {
                 let at = self.clock.instant_of(Tick(wake.at));

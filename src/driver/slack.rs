@@ -213,7 +213,13 @@ pub(crate) struct Levels<T> {
     /// The highest level in use; the levels above it are always empty
     /// (`TimerSlack::NONE`: 0, so a bare driver walks one Lawn).
     top: usize,
+    /// Per level, the tick since which it has been sparse (see
+    /// [`shrink_sparse`](Levels::shrink_sparse)), or `u64::MAX`.
+    sparse_since: [u64; LEVELS],
 }
+
+/// A level holding less than this is never worth shrinking.
+const SPARSE_FLOOR: usize = 64 * 1024;
 
 impl<T> Levels<T> {
     /// Levels for a driver with ticks of `resolution_ns`.
@@ -246,6 +252,7 @@ impl<T> Levels<T> {
             slack,
             elapsed: 0,
             top,
+            sparse_since: [u64::MAX; LEVELS],
         }
     }
 
@@ -400,6 +407,29 @@ impl<T> Levels<T> {
         self.lawns.iter_mut().for_each(Lawn::shrink_to_fit);
     }
 
+    /// Gives back the spare memory of each level that has stayed *sparse*
+    /// (holding over 64 KiB, four times what its timers use) for `hold`
+    /// ticks up to `now`. Memory comes back once a load has dropped, even
+    /// while other timers stay pending (a runtime's park loop almost
+    /// always has one), while a load that empties and refills within
+    /// `hold` keeps its pages. O(levels): called at every park.
+    pub(crate) fn shrink_sparse(&mut self, now: u64, hold: u64) {
+        let slot = 24 + std::mem::size_of::<T>();
+        for level in 0..=self.top {
+            let lawn = &mut self.lawns[level];
+            let held = lawn.allocated_bytes();
+            let since = &mut self.sparse_since[level];
+            if held <= SPARSE_FLOOR || held / 4 <= lawn.len() * slot {
+                *since = u64::MAX;
+            } else if *since == u64::MAX {
+                *since = now;
+            } else if now.saturating_sub(*since) >= hold {
+                lawn.shrink_to_fit();
+                *since = u64::MAX;
+            }
+        }
+    }
+
     pub(crate) fn allocated_bytes(&self) -> usize {
         self.lawns.iter().map(Lawn::allocated_bytes).sum()
     }
@@ -536,6 +566,48 @@ mod tests {
         assert_eq!(levels.pop_expired(199), None);
         assert_eq!(levels.pop_expired(200), Some((moved, "long")));
         assert_eq!(levels.len(), 0);
+    }
+
+    #[test]
+    fn a_level_that_stays_sparse_for_the_hold_gives_its_memory_back() {
+        let mut levels = Levels::new(TimerSlack::NONE, US);
+        let fill = |levels: &mut Levels<u64>| -> Vec<TimerKey> {
+            (0..20_000)
+                .map(|i| levels.insert(0, 10_000 + i, i, false).ok().unwrap())
+                .collect()
+        };
+        // A call within the hold changes nothing (the Lawn's own policy
+        // may trim as timers go; that is not what is checked here).
+        let unchanged = |levels: &mut Levels<u64>, now| {
+            let before = levels.allocated_bytes();
+            levels.shrink_sparse(now, 500);
+            assert_eq!(
+                levels.allocated_bytes(),
+                before,
+                "shrunk within the hold, at {now}"
+            );
+        };
+        let keys = fill(&mut levels);
+        unchanged(&mut levels, 900); // full: not sparse
+        keys.into_iter()
+            .for_each(|key| assert!(levels.remove(key).is_some()));
+        assert!(levels.allocated_bytes() > SPARSE_FLOOR);
+        unchanged(&mut levels, 1_000); // sparse from now on
+        unchanged(&mut levels, 1_400);
+        // Refilled within the hold: it keeps its pages, and the clock of
+        // sparseness starts again once it empties.
+        let keys = fill(&mut levels);
+        unchanged(&mut levels, 1_450);
+        keys.into_iter()
+            .for_each(|key| assert!(levels.remove(key).is_some()));
+        unchanged(&mut levels, 1_600);
+        unchanged(&mut levels, 2_000);
+        levels.shrink_sparse(2_100, 500);
+        assert!(
+            levels.allocated_bytes() <= SPARSE_FLOOR,
+            "{} bytes kept after the hold",
+            levels.allocated_bytes()
+        );
     }
 
     #[test]
