@@ -1,5 +1,5 @@
 //! `lawn_rt::time::{sleep, sleep_until, Sleep, Instant}`: the timer-future
-//! contract of DESIGN.md ("Contract of a timer future"), through the public
+//! contract (README, "`lawn_rt::time`": the timer contract), through the public
 //! API only.
 //!
 //! The timing tests run on a paused runtime (`#[lawn_rt::test(start_paused

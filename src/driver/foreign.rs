@@ -57,7 +57,7 @@ const RESOLUTION: Duration = Duration::from_micros(1);
 pub(crate) struct Foreign {
     shards: Mutex<Vec<Arc<Shared>>>,
     parking: Arc<Parking>,
-    /// Built before any shard of this set; for tests that build their own.
+    /// The slack rule every shard of this set files with.
     slack: TimerSlack,
 }
 

@@ -1,6 +1,6 @@
 //! The I/O driver: readiness for `lawn_rt::net`'s sockets, from the same
-//! `mio::Poll` the park loop blocks in (DESIGN.md, "The park loop":
-//! "dispatch I/O readiness").
+//! `mio::Poll` the park loop blocks in (README, "The runtime" and
+//! "Networking").
 //!
 //! Each park loop (the current-thread runtime's one, or one per worker of
 //! a multi-thread runtime) owns a `Poll`; its [`Driver`] holds a clone of

@@ -1,5 +1,4 @@
-//! The current-thread scheduler and its park loop (DESIGN.md, "The park
-//! loop"):
+//! The current-thread scheduler and its park loop (README, "The runtime"):
 //!
 //! ```text
 //! loop {
