@@ -368,7 +368,7 @@ impl Shared {
             .shrink_sparse(self.clock.tick_floor(now).0, hold);
         let until = match inner.levels.next_wake() {
             Some(wake) => {
-                let at = self.clock.instant_of(Tick(wake.at));
+                let at = self.clock.instant_of(Tick(wake));
                 match at.checked_duration_since(now) {
                     Some(d) if !d.is_zero() => match max {
                         Some(max) if max < d => Some(checked_add_or_far(now, max)),

@@ -178,17 +178,6 @@ impl fmt::Debug for TimerSlack {
     }
 }
 
-/// When a parked loop should wake, in ticks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Wake {
-    /// The tick to wake at: the last deadline at or before `latest` that
-    /// the levels can tell cheaply (see [`Lawn::last_deadline_by`]).
-    pub(crate) at: u64,
-    /// The last tick the wake-up may come at without a timer firing later
-    /// than its slack allows.
-    pub(crate) latest: u64,
-}
-
 /// One Lawn per slack level, with the driver's tick-based view of the rule.
 ///
 /// Each level's Lawn counts in its own unit, [`UNITS_PER_SLACK`] to the
@@ -370,12 +359,19 @@ impl<T> Levels<T> {
         self.heads().map(|(head, _)| head).min()
     }
 
-    /// When to wake for the pending timers; `None` if there are none.
-    pub(crate) fn next_wake(&self) -> Option<Wake> {
-        let latest = self
-            .heads()
+    /// The last tick a wake-up may come at without a timer firing later
+    /// than its slack allows; `None` if no timer is pending.
+    fn latest(&self) -> Option<u64> {
+        self.heads()
             .map(|(head, slack)| head.saturating_add(slack))
-            .min()?;
+            .min()
+    }
+
+    /// The tick to wake at for the pending timers, `None` if there are
+    /// none: the last deadline at or before [`latest`](Levels::latest) that
+    /// the levels can tell cheaply (see [`Lawn::last_deadline_by`]).
+    pub(crate) fn next_wake(&self) -> Option<u64> {
+        let latest = self.latest()?;
         let at = (0..=self.top)
             .filter_map(|level| {
                 let unit = self.unit[level];
@@ -384,7 +380,7 @@ impl<T> Levels<T> {
             })
             .max()
             .unwrap_or(latest);
-        Some(Wake { at, latest })
+        Some(at)
     }
 
     /// Hands out one timer due at or before `now`.
@@ -618,29 +614,26 @@ mod tests {
         // alone: woken for at its deadline rounded up to its unit, and the
         // unit's rounding counts against its slack.
         let _ = levels.insert(0, 50_000, (), false);
-        let wake = levels.next_wake().unwrap();
-        assert_eq!(wake.at, 50_034);
-        assert!(wake.latest >= wake.at && wake.latest <= 51_000);
+        let (at, latest) = (levels.next_wake().unwrap(), levels.latest().unwrap());
+        assert_eq!(at, 50_034);
+        assert!(latest >= at && latest <= 51_000);
         // A 20 ms timer due at 50,600 can share: wake at 50,600 (its unit
         // is the same), when both are due.
         let _ = levels.insert(30_600, 50_600, (), false);
-        let wake = levels.next_wake().unwrap();
-        assert!((50_600..50_662).contains(&wake.at), "{wake:?}");
-        assert!(wake.at <= wake.latest);
+        let (at, latest) = (levels.next_wake().unwrap(), levels.latest().unwrap());
+        assert!((50_600..50_662).contains(&at), "{at}");
+        assert!(at <= latest);
         // A 400 µs timer due at 50,100 (slack 32 µs, in 2 µs units) is
         // tighter: the wake-up may not come after 50,131, so the 50,600
         // one waits for a wake-up of its own.
         let _ = levels.insert(49_700, 50_100, (), false);
         assert_eq!(
-            levels.next_wake(),
-            Some(Wake {
-                at: 50_100,
-                latest: 50_131
-            })
+            (levels.next_wake(), levels.latest()),
+            (Some(50_100), Some(50_131))
         );
         let fired = std::iter::from_fn(|| levels.pop_expired(50_100)).count();
         assert_eq!(fired, 2);
-        assert!(levels.next_wake().unwrap().at >= 50_600);
+        assert!(levels.next_wake().unwrap() >= 50_600);
         assert_eq!(levels.pop_expired(50_599), None, "never early");
     }
 }
