@@ -15,14 +15,8 @@ use std::task::{Context, Poll};
 /// Leaf futures a task may complete per poll (tokio's figure).
 pub(crate) const BUDGET: u8 = 128;
 
-#[cfg(not(loom))]
-crate::loom::thread_local! {
+crate::loom::const_thread_local! {
     /// `None`: unconstrained.
-    static LEFT: Cell<Option<u8>> = const { Cell::new(None) };
-}
-// loom's `thread_local!` takes no `const` initializer.
-#[cfg(loom)]
-crate::loom::thread_local! {
     static LEFT: Cell<Option<u8>> = Cell::new(None);
 }
 

@@ -81,8 +81,8 @@
 //! driver, which records the readiness in each socket's atomic word and
 //! wakes the waiting tasks after releasing its locks.
 #![deny(missing_docs)]
-// Under loom the runtime is compiled out (the models check the driver), which
-// leaves the driver's hooks for it unused.
+// Under loom the runtime's mio park (`runtime/park.rs`) is replaced, which
+// leaves parts of the driver and of I/O unused.
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
@@ -94,15 +94,11 @@ mod coop;
 pub mod driver;
 pub mod lawn;
 mod loom;
-#[cfg(not(loom))]
 pub mod net;
-#[cfg(not(loom))]
 pub mod runtime;
-#[cfg(not(loom))]
 pub mod task;
 pub mod time;
 
-#[cfg(not(loom))]
 pub use task::spawn;
 
 #[cfg(all(feature = "macros", not(loom)))]

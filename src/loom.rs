@@ -2,26 +2,32 @@
 //!
 //! Under `cfg(loom)` the driver's locks, condition variables, atomics,
 //! thread-locals and threads come from [loom](https://docs.rs/loom), so the
-//! models in `loom-tests/` exercise the real driver code; otherwise they are
-//! the `std` ones. Everything in `driver` and `time` imports from here.
+//! models in `loom-tests/` exercise the real driver and runtime code;
+//! otherwise they are the `std` ones. Everything in `driver`, `time` and
+//! `runtime` imports from here (`Arc` excepted where a `Waker` is made
+//! from it: `std::task::Wake` needs `std`'s).
 
 #[cfg(loom)]
 pub(crate) use loom::{
     sync::{Arc, Condvar, Mutex, MutexGuard},
-    thread, thread_local,
+    thread,
 };
 #[cfg(not(loom))]
 pub(crate) use std::{
     sync::{Arc, Condvar, Mutex, MutexGuard},
-    thread, thread_local,
+    thread,
 };
 
 /// Atomics, from loom or std.
 pub(crate) mod atomic {
     #[cfg(loom)]
-    pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{
+        fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+    };
     #[cfg(not(loom))]
-    pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{
+        fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+    };
 }
 
 /// Locks `mutex`, ignoring poison: the driver's state is updated so that a
@@ -32,6 +38,29 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A point where loom may switch threads while the caller holds a lock;
+/// nothing outside loom. loom switches threads only at a synchronizing
+/// operation, so a critical section with none inside is one indivisible
+/// step to it, and a `try_lock` elsewhere would never find that lock
+/// held: a model of a thread that must not wait for a busy lock needs
+/// this point inside the section it must not wait for.
+#[inline]
+pub(crate) fn switch_point() {
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}
+
+/// Locks `mutex` if no other thread holds it, ignoring poison like
+/// [`lock`]; `None` if it is held.
+#[inline]
+pub(crate) fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
 }
 
 /// Waits on `condvar`, ignoring poison like [`lock`].
@@ -66,4 +95,28 @@ pub(crate) fn wait_timeout<'a, T>(
     _timeout: std::time::Duration,
 ) -> MutexGuard<'a, T> {
     guard
+}
+
+/// `thread_local!` with `const` initializers: `std`'s takes them (no
+/// lazy-initialization check on each access), loom's does not.
+macro_rules! const_thread_local {
+    ($($(#[$attr:meta])* static $name:ident: $t:ty = $init:expr;)*) => {
+        #[cfg(not(loom))]
+        std::thread_local! { $($(#[$attr])* static $name: $t = const { $init };)* }
+        #[cfg(loom)]
+        loom::thread_local! { $($(#[$attr])* static $name: $t = $init;)* }
+    };
+}
+pub(crate) use const_thread_local;
+
+/// Whether `thread` has finished running. loom's join handles cannot tell,
+/// so there every thread counts as running until it is joined.
+pub(crate) fn is_finished<T>(thread: &thread::JoinHandle<T>) -> bool {
+    #[cfg(not(loom))]
+    return thread.is_finished();
+    #[cfg(loom)]
+    {
+        let _ = thread;
+        false
+    }
 }

@@ -564,6 +564,55 @@ pub fn foreign_remote_cancel_vs_firing() {
     assert_released(&recorder);
 }
 
+/// Model 18, a busy shard vs the timer thread, which never waits for a
+/// shard's lock: a thread registers a timer on its (idle, parked) shard,
+/// moves the clock past its deadline, and registers a later timer, while
+/// the timer thread turns until the first one fires. A plan that finds the
+/// lock held counts with the wake-up the shard published last (a
+/// registration that lowers it publishes it under the lock, then unparks
+/// the thread), or looks again shortly: whatever the interleaving, the
+/// thread is never asleep with the due timer unfired (loom would report
+/// the deadlock), and the timer fires once.
+pub fn busy_shard_vs_timer_thread() {
+    let set = model::foreign(TimerSlack::NONE);
+    let shard = set.new_shard();
+    model::pause(&shard);
+    set.turn(); // settles the joining: the idle shard is parked
+    let recorder = Recorder::new("busy shard");
+    let timer_thread = {
+        let set = set.clone();
+        let recorder = recorder.clone();
+        thread::spawn(move || {
+            while recorder.woken() == 0 {
+                let plan = set.plan();
+                match plan.sleep() {
+                    Some(None) => set.sleep_until_unparked(),
+                    // A timed sleep: time passes meanwhile (here: the
+                    // other thread runs).
+                    Some(Some(_)) => thread::yield_now(),
+                    None => {}
+                }
+                set.finish(plan);
+            }
+        })
+    };
+    let later = {
+        let _entered = shard.enter();
+        let mut timer = Box::pin(time::sleep(TICK));
+        assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
+        model::advance(&shard, TICK);
+        let mut later = Box::pin(time::sleep(TICK * 10));
+        assert!(poll(later.as_mut(), std::task::Waker::noop()).is_pending());
+        timer_thread.join().unwrap();
+        assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
+        drop(timer);
+        later
+    };
+    assert_eq!(recorder.woken(), 1, "the due timer fires once");
+    drop(later);
+    assert_released(&recorder);
+}
+
 /// Model 7, an `Interval`'s tick vs reset vs expiry: a task resets its
 /// interval and polls for the next tick (with a new waker) while another
 /// thread fires the tick the reset replaced. A tick is never reported

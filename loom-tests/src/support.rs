@@ -24,9 +24,16 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 /// Prints how many interleavings it explored (run the tests with
 /// `--nocapture` to see it).
 pub fn model(body: impl Fn() + Sync + Send + 'static) {
+    model_bounded(DEFAULT_PREEMPTIONS, body);
+}
+
+/// As [`model`], with `bound` in place of [`DEFAULT_PREEMPTIONS`]: for a
+/// model whose threads take so many locks that the default bound would
+/// take hours (`LOOM_MAX_PREEMPTIONS` still overrides it).
+pub fn model_bounded(bound: usize, body: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(DEFAULT_PREEMPTIONS);
+        builder.preemption_bound = Some(bound);
     }
     let bound = builder.preemption_bound;
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));

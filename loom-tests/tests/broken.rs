@@ -19,6 +19,26 @@
 //!   a sleep is still bound to it (`Foreign::prune`): model 11 loses the
 //!   sleep's next registration.
 //!
+//! - `hint`: a registration that lowers a parked foreign shard's wake-up
+//!   does not publish it for the timer thread (`Shared::register`,
+//!   `driver/shared.rs`): model 18's thread, finding the shard busy,
+//!   sleeps on the stale wake-up with a timer due;
+//! - `notify`: a multi-thread runtime's spawner looks for a parked worker
+//!   before it publishes the task (`push_inject`, `scheduler/multi.rs`):
+//!   model 13 sees every worker asleep with the task queued;
+//! - `join_waker`: a `JoinHandle` stores its waker under a second lock
+//!   (`poll_join`, `task/join.rs`): model 14 sees the task complete with
+//!   nobody to wake;
+//! - `clear`: a `WouldBlock` clears readiness that arrived since the
+//!   operation looked (`ScheduledIo::clear`, `io/readiness.rs`): model 15
+//!   loses the event;
+//! - `exit`: a blocking-pool thread announces its exit before counting it
+//!   (`work_loop`, `runtime/blocking.rs`): model 16's shutdown waits for a
+//!   notify that has gone;
+//! - `drop_in_task`: a current-thread runtime dropped inside its own task
+//!   cancels every task at once, the running one included
+//!   (`current::Inner::shutdown`): model 17 sees that task wait for itself.
+//!
 //! CI runs this file in that build (and only this file: other models fail
 //! there too, as they should).
 #![cfg(all(loom, lawn_rt_broken))]
@@ -44,8 +64,14 @@ const LOST: &str = "lost:";
 /// saying `says`.
 #[track_caller]
 fn assert_caught(test: &str, body: fn(), bug: &str, says: &str) {
+    assert_caught_within(DEFAULT_PREEMPTIONS, test, body, bug, says);
+}
+
+/// [`assert_caught`] at preemption bound `bound`.
+#[track_caller]
+fn assert_caught_within(bound: usize, test: &str, body: fn(), bug: &str, says: &str) {
     if std::env::var(CHILD).as_deref() == Ok(test) {
-        model(body);
+        model_bounded(bound, body);
         return;
     }
     let output = Command::new(std::env::current_exe().unwrap())
@@ -133,5 +159,67 @@ fn the_exit_model_catches_a_shard_let_go_too_soon() {
         thread_exit_vs_firing,
         "prune",
         LOST,
+    );
+}
+
+#[test]
+fn the_park_model_catches_a_spawner_that_looks_before_it_publishes() {
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
+        "the_park_model_catches_a_spawner_that_looks_before_it_publishes",
+        task_queued_while_a_worker_parks,
+        "notify",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_join_handle_model_catches_a_waker_stored_too_late() {
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
+        "the_join_handle_model_catches_a_waker_stored_too_late",
+        join_handle_vs_completion,
+        "join_waker",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_readiness_model_catches_a_clear_that_drops_an_event() {
+    assert_caught(
+        "the_readiness_model_catches_a_clear_that_drops_an_event",
+        readiness_event_vs_clear,
+        "clear",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_blocking_model_catches_an_exit_announced_before_it_counts() {
+    assert_caught(
+        "the_blocking_model_catches_an_exit_announced_before_it_counts",
+        blocking_shutdown_vs_finishing_task,
+        "exit",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_drop_in_task_model_catches_a_task_cancelling_itself() {
+    assert_caught(
+        "the_drop_in_task_model_catches_a_task_cancelling_itself",
+        runtime_dropped_inside_its_own_task,
+        "drop_in_task",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_busy_shard_model_catches_a_wake_up_not_published() {
+    assert_caught(
+        "the_busy_shard_model_catches_a_wake_up_not_published",
+        busy_shard_vs_timer_thread,
+        "hint",
+        DEADLOCK,
     );
 }

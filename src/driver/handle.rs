@@ -11,7 +11,7 @@ use std::time::Instant as StdInstant;
 
 use super::clock::Tick;
 use super::shared::Shared;
-use crate::loom::{thread_local, Arc};
+use crate::loom::Arc;
 
 /// What is entered on a thread.
 #[derive(Clone)]
@@ -22,13 +22,7 @@ enum Entered {
     TimeDisabled,
 }
 
-#[cfg(not(loom))]
-thread_local! {
-    static CONTEXT: RefCell<Option<Entered>> = const { RefCell::new(None) };
-}
-// loom's `thread_local!` takes no `const` initializer.
-#[cfg(loom)]
-thread_local! {
+crate::loom::const_thread_local! {
     static CONTEXT: RefCell<Option<Entered>> = RefCell::new(None);
 }
 

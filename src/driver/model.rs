@@ -1,9 +1,9 @@
 //! Entry points for the loom models in `loom-tests/`, compiled only under
 //! `cfg(loom)` and hidden from the docs: they let a model build the
 //! drivers a runtime builds (the foreign shards and their driver thread's
-//! turn, a multi-thread runtime's shards) and step them by hand, since the runtime and its mio park loop
-//! are compiled out under loom. Each one calls the code the real driver
-//! runs; none re-implements it.
+//! turn, a multi-thread runtime's shards) and step them by hand, since a
+//! runtime under loom parks with no timers of its own to step. Each one
+//! calls the code the real driver runs; none re-implements it.
 
 use std::time::{Duration, Instant as StdInstant};
 

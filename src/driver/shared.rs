@@ -15,7 +15,9 @@
 //!   (`u64::MAX`: only when unparked). A registration that would be too
 //!   late if it waited for that wake-up (its deadline plus its slack is
 //!   earlier, see `slack.rs`) lowers it and signals `unpark`; every other
-//!   registration costs no system call.
+//!   registration costs no system call. `parked_hint` mirrors it (0: not
+//!   parked), written under the lock and read without it by the foreign
+//!   shards' timer thread, which must not wait behind a shard's owner.
 //!
 //! Expiry and cancellation (the part the loom models check) are in
 //! `batch.rs`.
@@ -28,8 +30,11 @@ use super::clock::{checked_add_or_far, Clock, Tick};
 use super::error::Error;
 use super::slack::{Levels, TimerSlack};
 use crate::lawn::TimerKey;
-use crate::loom::atomic::{AtomicBool, Ordering};
-use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
+use crate::loom::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::loom::{lock, try_lock, wait, wait_timeout, Condvar, Mutex, MutexGuard};
+
+/// `parked_hint` of a driver that is not parked.
+const NOT_PARKED: u64 = 0;
 
 pub(crate) struct Shared {
     pub(crate) clock: Clock,
@@ -55,6 +60,10 @@ pub(crate) struct Shared {
     pub(super) batch: Batch,
     /// Set once the driver has shut down.
     shut_down: AtomicBool,
+    /// `Inner::parked_until`, for readers without the lock: the tick the
+    /// parked driver wakes at (`u64::MAX`: only when unparked), or
+    /// [`NOT_PARKED`].
+    parked_hint: AtomicU64,
     /// How long, in ticks, a slack level must stay sparse before a park
     /// gives its memory back (one second).
     shrink_hold: u64,
@@ -138,6 +147,7 @@ impl Shared {
             },
             batch: Batch::new(),
             shut_down: AtomicBool::new(false),
+            parked_hint: AtomicU64::new(NOT_PARKED),
             shrink_hold: (1_000_000_000 / options.resolution.as_nanos().max(1)) as u64,
         }
     }
@@ -160,6 +170,10 @@ impl Shared {
         }
         let waker = waker.clone();
         let mut inner = lock(&self.inner);
+        if self.foreign {
+            // The foreign timer thread may find this shard busy here.
+            crate::loom::switch_point();
+        }
         if inner.shutdown {
             return Err(Error::shutdown());
         }
@@ -178,6 +192,11 @@ impl Shared {
             }
         };
         let unpark = inner.lower_parked_until(key, due);
+        // The deliberately broken variant (`--cfg lawn_rt_broken`,
+        // test-only) leaves the timer thread the wake-up it planned before.
+        if unpark && !super::planted("hint") {
+            self.publish_parked(&inner);
+        }
         drop(inner);
         if unpark {
             self.wake_parked();
@@ -223,6 +242,9 @@ impl Shared {
             return Ok(None);
         };
         let unpark = inner.lower_parked_until(key, due);
+        if unpark {
+            self.publish_parked(&inner);
+        }
         drop(inner);
         if unpark {
             self.wake_parked();
@@ -320,7 +342,7 @@ impl Shared {
             }
             Park::Until(None) => wait(condvar, inner),
         };
-        inner.end_park();
+        self.end_park_locked(&mut inner);
     }
 
     /// The first half of parking for an event loop that blocks elsewhere
@@ -346,15 +368,77 @@ impl Shared {
             return Park::Skip;
         }
         inner.parked_until = Some(u64::MAX);
+        self.publish_parked(&inner);
         Park::Until(None)
     }
 
     /// The second half of [`begin_park`](Shared::begin_park).
     pub(crate) fn end_park(&self) {
-        lock(&self.inner).end_park();
+        self.end_park_locked(&mut lock(&self.inner));
     }
 
+    fn end_park_locked(&self, inner: &mut MutexGuard<'_, Inner>) {
+        inner.end_park();
+        self.publish_parked(inner);
+    }
+
+    /// [`begin_park`](Shared::begin_park) with no limit, for the foreign
+    /// shards' timer thread, which must not wait behind a thread that is
+    /// registering or cancelling here: if the lock is held, the wake-up
+    /// this driver is parked until (planned earlier, lowered since by each
+    /// registration that needed it, each of which unparked the thread),
+    /// or `None` if it is not parked or that wake-up is not after `now`
+    /// (the caller looks again shortly).
+    pub(crate) fn begin_park_unless_busy(&self, now: StdInstant) -> Option<Park> {
+        if let Some(mut inner) = try_lock(&self.inner) {
+            return Some(self.plan_park(&mut inner, None));
+        }
+        match self.parked_hint.load(Ordering::Acquire) {
+            NOT_PARKED => None,
+            u64::MAX => Some(Park::Until(None)),
+            hint => {
+                let at = self.clock.instant_of(Tick(hint));
+                (at > now).then_some(Park::Until(Some(at)))
+            }
+        }
+    }
+
+    /// [`end_park`](Shared::end_park) for the foreign shards' timer thread,
+    /// only if this driver has something to fire at `now` (it is not
+    /// parked, or its wake-up has come) and its lock is free; returns
+    /// whether it did. Otherwise the driver stays parked as planned (a
+    /// registration due earlier unparks the thread) or, if busy, waits for
+    /// the thread's next turn.
+    pub(crate) fn end_park_if_due(&self, now: Tick) -> bool {
+        let hint = self.parked_hint.load(Ordering::Acquire);
+        if hint != NOT_PARKED && hint > now.0 {
+            return false;
+        }
+        let Some(mut inner) = try_lock(&self.inner) else {
+            return false;
+        };
+        self.end_park_locked(&mut inner);
+        true
+    }
+
+    fn publish_parked(&self, inner: &Inner) {
+        let hint = inner.parked_until.map_or(NOT_PARKED, |until| until.max(1));
+        self.parked_hint.store(hint, Ordering::Release);
+    }
+
+    /// Plans a park (see [`begin_park`](Shared::begin_park)) and records
+    /// it in `parked_until`: the tick to wake at, or not parked on `Skip`.
     fn plan_park(&self, inner: &mut Inner, max: Option<Duration>) -> Park {
+        let park = self.plan_park_until(inner, max);
+        inner.parked_until = match park {
+            Park::Skip => None,
+            Park::Until(until) => Some(until.map_or(u64::MAX, |at| self.clock.tick_ceil(at).0)),
+        };
+        self.publish_parked(inner);
+        park
+    }
+
+    fn plan_park_until(&self, inner: &mut Inner, max: Option<Duration>) -> Park {
         if inner.shutdown || std::mem::take(&mut inner.notified) {
             return Park::Skip;
         }
@@ -383,7 +467,6 @@ impl Shared {
                 max.map(|max| checked_add_or_far(now, max))
             }
         };
-        inner.parked_until = Some(until.map_or(u64::MAX, |at| self.clock.tick_ceil(at).0));
         Park::Until(until)
     }
 

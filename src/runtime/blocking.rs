@@ -12,19 +12,18 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::thread;
 use std::time::{Duration, Instant as StdInstant};
 
 use super::task::TaskRef;
 use super::Handle;
 use crate::coop;
-use crate::loom::{lock, wait, wait_timeout};
+use crate::loom::{lock, thread, wait, wait_timeout, Condvar, Mutex};
 
-std::thread_local! {
+crate::loom::const_thread_local! {
     /// The pool this thread belongs to (its `PoolShared`'s address), if any.
-    static POOL_THREAD: Cell<usize> = const { Cell::new(0) };
+    static POOL_THREAD: Cell<usize> = Cell::new(0);
 }
 
 pub(crate) struct Pool {
@@ -93,7 +92,9 @@ impl Pool {
         if state.threads >= self.shared.max_threads {
             return; // the next thread to finish takes it
         }
-        state.handles.retain(|handle| !handle.is_finished());
+        state
+            .handles
+            .retain(|handle| !crate::loom::is_finished(handle));
         match self.start_thread(runtime.clone()) {
             Ok(handle) => {
                 state.threads += 1;
@@ -196,6 +197,16 @@ impl PoolShared {
             if state.queue.is_empty() && before.elapsed() >= self.keep_alive {
                 break;
             }
+        }
+        if crate::driver::planted("exit") {
+            // The deliberately broken variant (`--cfg lawn_rt_broken`,
+            // test-only): the exit is announced before it is counted, so
+            // a shutdown that looks in between waits for a notify that
+            // has already gone.
+            drop(state);
+            self.exited.notify_all();
+            lock(&self.state).threads -= 1;
+            return;
         }
         state.threads -= 1;
         drop(state);

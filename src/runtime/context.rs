@@ -38,13 +38,13 @@ pub(crate) enum Io {
     Disabled,
 }
 
-std::thread_local! {
-    static HANDLE: RefCell<Option<Handle>> = const { RefCell::new(None) };
-    static IO: RefCell<Option<Io>> = const { RefCell::new(None) };
-    static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
+crate::loom::const_thread_local! {
+    static HANDLE: RefCell<Option<Handle>> = RefCell::new(None);
+    static IO: RefCell<Option<Io>> = RefCell::new(None);
+    static LOCAL: RefCell<Option<Local>> = RefCell::new(None);
     /// How many multi-thread `block_on`s run on this thread (at most one:
     /// a nested one panics).
-    static BLOCKING_ON: Cell<u32> = const { Cell::new(0) };
+    static BLOCKING_ON: Cell<u32> = Cell::new(0);
 }
 
 /// The runtime entered on this thread.

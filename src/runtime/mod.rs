@@ -36,7 +36,8 @@
 //! # Layers
 //!
 //! `scheduler/` (`current.rs` and `multi.rs`: the park loops and queues;
-//! `owned.rs`: the live tasks) → `park.rs` (mio, timerfd), `io.rs` (socket
+//! `owned.rs`: the live tasks) → `park.rs` (mio, timerfd; `park_model.rs`
+//! under loom), `io/` (socket
 //! readiness) and `task/` (task state, join handles) → `blocking.rs` (the
 //! `spawn_blocking` pool). Only this module and `net` know about mio.
 
@@ -44,9 +45,19 @@ mod blocking;
 mod builder;
 pub(crate) mod context;
 pub(crate) mod io;
+#[cfg(not(loom))]
+mod park;
+#[cfg(loom)]
+#[path = "park_model.rs"]
 mod park;
 mod scheduler;
 pub(crate) mod task;
+
+/// Hooks for the loom models (`cfg(loom)` only): a socket's readiness
+/// record, which they cannot reach through a socket.
+#[cfg(loom)]
+#[doc(hidden)]
+pub use io::model;
 
 use std::fmt;
 use std::future::Future;

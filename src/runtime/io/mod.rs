@@ -26,15 +26,18 @@
 //!   no socket registers, and every readiness poll of a registered one
 //!   fails with [`shut_down_error`].
 
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod model;
 mod readiness;
 mod registration;
 mod slots;
 
 use std::io;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::context;
-use crate::loom::lock;
+use crate::loom::{lock, Mutex};
 use readiness::{Ready, ScheduledIo, WakeList};
 use slots::Slots;
 

@@ -17,11 +17,11 @@
 //!   after the lock is released.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
-use std::sync::Mutex;
+
 use std::task::{Context, Poll, Waker};
 
-use crate::loom::lock;
+use crate::loom::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
+use crate::loom::{lock, Mutex};
 
 /// A set of readiness bits, as mio reports them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,8 +248,11 @@ impl ScheduledIo {
     /// halves stay.
     pub(crate) fn clear(&self, event: ReadyEvent) {
         let clear = event.ready.without(Ready::STICKY);
+        // The deliberately broken variant (`--cfg lawn_rt_broken`,
+        // test-only) clears whatever arrived since the operation looked.
+        let blind = crate::driver::planted("clear");
         let _ = self.readiness.fetch_update(AcqRel, Acquire, |word| {
-            (tick(word) == event.tick).then_some(word & !clear.0)
+            (blind || tick(word) == event.tick).then_some(word & !clear.0)
         });
     }
 

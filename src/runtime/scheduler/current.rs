@@ -27,15 +27,15 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::panic;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
 use super::{poll_budgeted, survive};
 use crate::driver::{Driver, Park, SharedDriver};
-use crate::loom::{lock, wait};
+use crate::loom::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
+use crate::loom::{lock, wait, Condvar, Mutex};
 use crate::runtime::blocking;
 use crate::runtime::context;
 use crate::runtime::io;
@@ -388,7 +388,9 @@ impl Inner {
     /// pool (waiting up to `timeout` for running blocking tasks; `None`:
     /// as long as they take).
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
-        if context::worker_index(self.id()).is_some() {
+        if context::worker_index(self.id()).is_some() && !crate::driver::planted("drop_in_task") {
+            // (The deliberately broken variant, `--cfg lawn_rt_broken`,
+            // test-only, cancels every task here, itself included.)
             // Dropped inside one of its own tasks (or a `block_on` future):
             // that task holds its own future while it runs, so cancelling
             // every task here would wait for itself. The driving thread

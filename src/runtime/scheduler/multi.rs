@@ -31,9 +31,10 @@
 //! - **Parking without lost wake-ups:** a worker about to park counts
 //!   itself in `num_parked`, then (under the `idle` lock) looks at every
 //!   queue; only if all are empty does it list itself as parked. A pusher
-//!   stores the queue length, then reads `num_parked` (both `SeqCst`), so
-//!   either the worker sees the task or the pusher sees the worker and, under
-//!   the `idle` lock, takes it off the list and wakes it. A worker is woken
+//!   stores the queue length, then reads `num_parked`, with a `SeqCst`
+//!   fence between each side's write and read, so either the worker sees
+//!   the task or the pusher sees the worker and, under the `idle` lock,
+//!   takes it off the list and wakes it (loom model 13). A worker is woken
 //!   only when a task is queued that no running worker is about to take
 //!   (inject pushes, or a second task in a running worker's queue).
 //! - **Shutdown:** sets `shutdown` and wakes every worker; the last worker
@@ -45,17 +46,18 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::panic;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
-use std::thread::{self, Thread};
+
 use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
 use super::poll_budgeted;
 use super::survive;
 use crate::driver::{Driver, Park, TimerSlack};
-use crate::loom::lock;
+use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
+use crate::loom::thread::{self, Thread};
+use crate::loom::{lock, Mutex};
 use crate::runtime::blocking;
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
@@ -126,7 +128,7 @@ pub(crate) struct Config {
 impl Shared {
     /// Builds the workers' event loops and drivers and starts their threads.
     pub(crate) fn start(config: Config, blocking: blocking::Pool) -> io::Result<super::Scheduler> {
-        static GROUP: AtomicUsize = AtomicUsize::new(1);
+        static GROUP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         let group = GROUP.fetch_add(1, SeqCst);
         let mut remotes = Vec::with_capacity(config.workers);
         let mut cores = Vec::with_capacity(config.workers);
@@ -231,6 +233,14 @@ impl Shared {
             return;
         }
         inject.queue.push_back(task);
+        if crate::driver::planted("notify") {
+            // The deliberately broken variant (`--cfg lawn_rt_broken`,
+            // test-only): a parked worker is looked for before the task is
+            // published, so a worker deciding to park misses both.
+            self.notify_one();
+            self.inject_len.store(inject.queue.len(), SeqCst);
+            return;
+        }
         self.inject_len.store(inject.queue.len(), SeqCst);
         drop(inject);
         self.notify_one();
@@ -249,8 +259,10 @@ impl Shared {
         }
     }
 
-    /// Wakes one parked worker, if any is parked.
+    /// Wakes one parked worker, if any is parked. Called after a queue
+    /// length is published; the fence pairs with `list_parked`'s.
     fn notify_one(&self) {
+        fence(SeqCst);
         if self.num_parked.load(SeqCst) == 0 {
             return;
         }
@@ -403,6 +415,11 @@ impl Shared {
     /// the runtime is shutting down; returns whether it did.
     fn list_parked(&self, index: usize) -> bool {
         self.num_parked.fetch_add(1, SeqCst);
+        // Pairs with `notify_one`'s fence: either this worker's count is
+        // seen there, or the queue length published before it is seen
+        // here. (The SeqCst accesses alone promise the same, but loom
+        // models them as acquire/release; the fences it models.)
+        fence(SeqCst);
         let mut idle = lock(&self.idle);
         if self.is_shutdown() || self.any_queued() {
             self.num_parked.fetch_sub(1, SeqCst);
@@ -470,7 +487,7 @@ impl Shared {
         self.blocking.shutdown(timeout);
         // A worker's panic goes on here, unless this thread is unwinding
         // already (a second panic would abort the process).
-        if let Some(payload) = panicked.filter(|_| !thread::panicking()) {
+        if let Some(payload) = panicked.filter(|_| !std::thread::panicking()) {
             panic::resume_unwind(payload);
         }
     }

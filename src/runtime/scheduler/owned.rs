@@ -5,8 +5,7 @@
 //! once and nothing more is added.
 
 use super::super::task::TaskRef;
-use crate::loom::lock;
-use std::sync::Mutex;
+use crate::loom::{lock, Mutex};
 
 #[derive(Default)]
 pub(crate) struct Owned {

@@ -7,12 +7,12 @@ use std::future::Future;
 use std::io;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use super::{Id, Task};
 use crate::coop;
-use crate::loom::lock;
+use crate::loom::{lock, Mutex};
 
 /// A finished task's output, waiting for its handle.
 pub(super) struct Slot<T> {
@@ -79,6 +79,14 @@ where
             !slot.taken,
             "lawn_rt: `JoinHandle` polled again after it returned the task's output"
         );
+        if crate::driver::planted("join_waker") {
+            // The deliberately broken variant (`--cfg lawn_rt_broken`,
+            // test-only): the waker is stored under a second lock, so a
+            // completion in between finds no waker to wake.
+            drop(slot);
+            lock(&self.join).waker = Some(cx.waker().clone());
+            return Poll::Pending;
+        }
         match &slot.waker {
             Some(stored) if stored.will_wake(cx.waker()) => {}
             _ => {

@@ -26,14 +26,15 @@ mod join;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 pub use join::{AbortHandle, JoinError, JoinHandle};
 
 use crate::coop;
-use crate::loom::lock;
+use crate::loom::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release};
+use crate::loom::{lock, Mutex};
 
 const SCHEDULED: usize = 1;
 const RUNNING: usize = 2;
@@ -218,8 +219,7 @@ where
     }
 
     fn set_owned(&self, index: usize) {
-        self.owned
-            .store(index, std::sync::atomic::Ordering::Release);
+        self.owned.store(index, Release);
     }
 }
 

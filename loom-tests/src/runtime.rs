@@ -1,0 +1,258 @@
+//! Models 13-17: the runtime's own hand-offs (schedulers, task states,
+//! socket readiness, blocking pool), each built from the public API of a
+//! runtime whose park is loom's (`runtime/park_model.rs` in `lawn_rt`): no
+//! time driver, no I/O, every lock, atomic, condition variable and thread
+//! of the schedulers from loom.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use lawn_rt::runtime::{model::Readiness, Builder, Runtime};
+use loom::thread;
+
+/// Model 13, a task queued while a worker decides to park: two workers of
+/// a multi-thread runtime start with nothing to do and park while the main
+/// thread spawns a task (through the inject queue) and waits for it. The
+/// worker counts itself in `num_parked` and re-reads every queue length
+/// under the `idle` lock; the spawner publishes the length, then reads
+/// `num_parked`. Whatever the interleaving, a worker runs the task (else
+/// every thread sleeps and loom reports a deadlock), and dropping the
+/// runtime stops and joins both workers. Three threads taking many locks:
+/// run it with [`RUNTIME_PREEMPTIONS`].
+pub fn task_queued_while_a_worker_parks() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(2));
+    let ran = std::sync::Arc::new(AtomicBool::new(false));
+    let task = {
+        let ran = ran.clone();
+        rt.spawn(async move { ran.store(true, SeqCst) })
+    };
+    rt.block_on(task).unwrap();
+    assert!(ran.load(SeqCst));
+    drop(rt);
+}
+
+/// Model 14, a task's completion vs its `JoinHandle`: a one-worker runtime
+/// runs a task that completes at once, while the main thread polls its
+/// handle with one waker, then with another (a task moved between
+/// executors), and waits. The second waker is woken, or the output was
+/// there when polled; the first is never woken once replaced; the output
+/// is handed over exactly once. Run it with [`RUNTIME_PREEMPTIONS`].
+pub fn join_handle_vs_completion() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(2));
+    let first = Signal::new();
+    let second = Signal::new();
+    let mut handle = pin!(rt.spawn(async { 1 }));
+    let output = match poll(handle.as_mut(), &first.waker()) {
+        Poll::Ready(output) => output,
+        Poll::Pending => match poll(handle.as_mut(), &second.waker()) {
+            Poll::Ready(output) => output,
+            Poll::Pending => {
+                let replaced = first.woken();
+                // As an executor does: no poll again until woken.
+                second.wait();
+                let output = block_on_with(handle.as_mut(), &second);
+                assert_eq!(
+                    first.woken(),
+                    replaced,
+                    "a replaced JoinHandle waker was woken"
+                );
+                output
+            }
+        },
+    };
+    assert_eq!(output.unwrap(), 1);
+    drop(rt);
+}
+
+/// Model 14b, abort vs completion: a one-worker runtime runs a task that
+/// completes at once while the main thread aborts it and waits for it:
+/// its handle gives the output if the future ran to its end, else a
+/// cancellation, never neither.
+pub fn abort_vs_completion() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(1));
+    let ran = std::sync::Arc::new(AtomicBool::new(false));
+    let aborted = {
+        let ran = ran.clone();
+        rt.spawn(async move {
+            ran.store(true, SeqCst);
+            2
+        })
+    };
+    aborted.abort_handle().abort();
+    match rt.block_on(aborted) {
+        Ok(output) => assert_eq!(output, 2),
+        Err(err) => {
+            assert!(err.is_cancelled(), "{err}");
+            assert!(
+                !ran.load(SeqCst),
+                "a task that ran to its end lost its output to abort"
+            );
+        }
+    }
+    drop(rt);
+}
+
+/// Model 15, a socket event between an operation's `WouldBlock` and its
+/// clear: a reader saw the socket readable, read, got `WouldBlock`; an
+/// event (new data: reported once, edge-triggered) arrives on the park
+/// loop's thread while the reader clears what it saw, then polls again
+/// and waits. The event is never lost: the reader finds the socket
+/// readable, or is woken by the event.
+pub fn readiness_event_vs_clear() {
+    let socket = std::sync::Arc::new(Readiness::new());
+    socket.event_readable();
+    let reader = Signal::new();
+    let Poll::Ready(Some(seen)) = socket.poll_readable(&mut Context::from_waker(&reader.waker()))
+    else {
+        panic!("a socket reported readable is readable");
+    };
+    let event = {
+        let socket = socket.clone();
+        thread::spawn(move || socket.event_readable())
+    };
+    socket.would_block(seen);
+    loop {
+        match socket.poll_readable(&mut Context::from_waker(&reader.waker())) {
+            Poll::Ready(found) => {
+                assert!(found.is_some());
+                break;
+            }
+            Poll::Pending => reader.wait(),
+        }
+    }
+    event.join().unwrap();
+}
+
+/// Model 16, the blocking pool's shutdown vs a blocking task finishing: a
+/// current-thread runtime starts a pool thread for one blocking task and
+/// is dropped at once. The drop waits for the thread (it counts itself
+/// out under the pool's lock, then signals), so it returns, with the
+/// thread joined; the task's handle resolves: the output if the closure
+/// ran, else a cancellation.
+pub fn blocking_shutdown_vs_finishing_task() {
+    let rt = runtime(Builder::new_current_thread().thread_keep_alive(Duration::ZERO));
+    let ran = std::sync::Arc::new(AtomicBool::new(false));
+    let task = {
+        let ran = ran.clone();
+        rt.spawn_blocking(move || {
+            ran.store(true, SeqCst);
+            3
+        })
+    };
+    drop(rt);
+    let mut task = pin!(task);
+    let Poll::Ready(result) = poll(task.as_mut(), Waker::noop()) else {
+        panic!("a blocking task's handle is pending after its runtime was dropped");
+    };
+    match result {
+        Ok(output) => assert_eq!(output, 3),
+        Err(err) => {
+            assert!(err.is_cancelled(), "{err}");
+            assert!(
+                !ran.load(SeqCst),
+                "a blocking task that ran lost its output"
+            );
+        }
+    }
+}
+
+/// Model 17, a current-thread runtime dropped inside its own task while
+/// another thread spawns onto it: the shutdown is carried out by the
+/// driving thread once it is out of the task (a task cannot cancel itself
+/// from inside its own poll). `block_on` returns; the task spawned from
+/// the other thread ran or was cancelled, never left pending.
+pub fn runtime_dropped_inside_its_own_task() {
+    let rt = runtime(&mut Builder::new_current_thread());
+    let handle = rt.handle().clone();
+    let spawner = {
+        let handle = handle.clone();
+        thread::spawn(move || handle.spawn(async { 4 }))
+    };
+    let dropper = handle.spawn(async move { drop(rt) });
+    handle.block_on(dropper).unwrap();
+    let mut other = pin!(spawner.join().unwrap());
+    drop(handle);
+    match poll(other.as_mut(), Waker::noop()) {
+        Poll::Ready(Ok(output)) => assert_eq!(output, 4),
+        Poll::Ready(Err(err)) => assert!(err.is_cancelled(), "{err}"),
+        Poll::Pending => panic!("a task spawned onto a runtime that shut down is still pending"),
+    }
+}
+
+/// The preemption bound of models 13 and 14, whose threads take many
+/// locks: 3 explores ~170,000 and ~220,000 interleavings in ~16 s each;
+/// the default bound would take hours.
+pub const RUNTIME_PREEMPTIONS: usize = 3;
+
+fn runtime(builder: &mut Builder) -> Runtime {
+    builder.build().expect("a runtime under loom builds")
+}
+
+fn poll<F: Future + ?Sized>(future: std::pin::Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
+    future.poll(&mut Context::from_waker(waker))
+}
+
+/// Polls `future` with `signal`'s waker until it is ready, waiting for a
+/// wake-up between polls (loom reports a deadlock if none comes).
+fn block_on_with<F: Future + ?Sized>(
+    mut future: std::pin::Pin<&mut F>,
+    signal: &std::sync::Arc<Signal>,
+) -> F::Output {
+    loop {
+        if let Poll::Ready(output) = poll(future.as_mut(), &signal.waker()) {
+            return output;
+        }
+        signal.wait();
+    }
+}
+
+/// A waker that wakes a loom thread and counts its wake-ups (a flag and a
+/// condition variable: loom's `thread::park` does not mix with `join`).
+struct Signal {
+    woken: AtomicUsize,
+    /// Wake-ups not yet consumed by [`Signal::wait`].
+    unseen: loom::sync::Mutex<usize>,
+    condvar: loom::sync::Condvar,
+}
+
+impl Signal {
+    fn new() -> std::sync::Arc<Signal> {
+        std::sync::Arc::new(Signal {
+            woken: AtomicUsize::new(0),
+            unseen: loom::sync::Mutex::new(0),
+            condvar: loom::sync::Condvar::new(),
+        })
+    }
+
+    fn waker(self: &std::sync::Arc<Self>) -> Waker {
+        Waker::from(self.clone())
+    }
+
+    fn woken(&self) -> usize {
+        self.woken.load(SeqCst)
+    }
+
+    /// Blocks until a wake-up not yet seen.
+    fn wait(&self) {
+        let mut unseen = self.unseen.lock().unwrap();
+        while *unseen == 0 {
+            unseen = self.condvar.wait(unseen).unwrap();
+        }
+        *unseen -= 1;
+    }
+}
+
+impl Wake for Signal {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.woken.fetch_add(1, SeqCst);
+        *self.unseen.lock().unwrap() += 1;
+        self.condvar.notify_all();
+    }
+}

@@ -1,0 +1,35 @@
+//! Models 13-17: the runtime's schedulers, task states, socket readiness
+//! and blocking pool (see `loom_tests` for what each checks).
+#![cfg(loom)]
+
+use loom_tests::*;
+
+#[test]
+fn model_13_task_queued_while_a_worker_parks() {
+    model_bounded(RUNTIME_PREEMPTIONS, task_queued_while_a_worker_parks);
+}
+
+#[test]
+fn model_14_join_handle_vs_completion() {
+    model_bounded(RUNTIME_PREEMPTIONS, join_handle_vs_completion);
+}
+
+#[test]
+fn model_14b_abort_vs_completion() {
+    model(abort_vs_completion);
+}
+
+#[test]
+fn model_15_readiness_event_vs_clear() {
+    model(readiness_event_vs_clear);
+}
+
+#[test]
+fn model_16_blocking_shutdown_vs_finishing_task() {
+    model(blocking_shutdown_vs_finishing_task);
+}
+
+#[test]
+fn model_17_runtime_dropped_inside_its_own_task() {
+    model(runtime_dropped_inside_its_own_task);
+}
