@@ -100,7 +100,8 @@ pub fn assert_panics_with<R>(expected: &str, what: &str, f: impl FnOnce() -> R) 
 /// Runs the test `name` of this binary alone in a child process, with
 /// `ISOLATED` set: so that it sees a fallback driver no other test touched,
 /// or so that an abort fails only this test. Returns `true` in the child
-/// (go ahead), `false` in the parent (done).
+/// (go ahead), `false` in the parent (done), which passes on what the
+/// child wrote to stderr.
 pub fn isolated(name: &str) -> bool {
     const ISOLATED: &str = "LAWN_RT_TEST_ISOLATED";
     if std::env::var_os(ISOLATED).is_some() {
@@ -112,12 +113,14 @@ pub fn isolated(name: &str) -> bool {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success() && stdout.contains("1 passed"),
-        "isolated run of {name} failed ({}):\n{stdout}\n{}",
+        "isolated run of {name} failed ({}):\n{stdout}\n{stderr}",
         output.status,
-        String::from_utf8_lossy(&output.stderr)
     );
+    // What the child printed (a test's figures, shown with `--nocapture`).
+    eprint!("{stderr}");
     false
 }
 
@@ -547,4 +550,34 @@ pub fn panicking_waker() -> Waker {
         }
     }
     Waker::from(Arc::new(Panicking))
+}
+
+/// Raises this process's soft limit on open files to `wanted`, as far as
+/// the hard limit allows (a test that opens thousands of sockets); returns
+/// the soft limit in force afterwards.
+// `rlim_t` is `u64` on Linux, not on every platform.
+#[allow(clippy::unnecessary_cast)]
+pub fn raise_fd_limit(wanted: u64) -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` writes only the `rlimit` it is given, which lives
+    // for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        panic!("getrlimit: {}", std::io::Error::last_os_error());
+    }
+    if limit.rlim_cur >= wanted as libc::rlim_t {
+        return limit.rlim_cur as u64;
+    }
+    let raised = libc::rlimit {
+        rlim_cur: (wanted as libc::rlim_t).min(limit.rlim_max),
+        rlim_max: limit.rlim_max,
+    };
+    // SAFETY: `setrlimit` only reads the `rlimit` it is given.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+        raised.rlim_cur as u64
+    } else {
+        limit.rlim_cur as u64
+    }
 }
