@@ -13,6 +13,8 @@ use std::time::Duration;
 use lawn_rt::runtime::{model::Readiness, Builder, Runtime};
 use loom::thread;
 
+use crate::support::{assert_released, Recorder};
+
 /// Model 13, a task queued while a worker decides to park: two workers of
 /// a multi-thread runtime start with nothing to do and park while the main
 /// thread spawns a task (through the inject queue) and waits for it. The
@@ -93,6 +95,33 @@ pub fn abort_vs_completion() {
         }
     }
     drop(rt);
+}
+
+/// Model 14c, a `JoinHandle` dropped while its task completes: the main
+/// thread polls the handle once (storing its waker) and drops it while a
+/// worker runs the task to its end. The output is dropped exactly once
+/// (by the completion if the handle was gone, else by the handle's drop),
+/// and once the runtime is dropped no clone of the handle's waker is kept.
+pub fn join_handle_drop_vs_completion() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(1));
+    let drops = std::sync::Arc::new(AtomicUsize::new(0));
+    let output = Counted(drops.clone());
+    let recorder = Recorder::new("dropped JoinHandle");
+    let mut handle = Box::pin(rt.spawn(async move { output }));
+    let _ = poll(handle.as_mut(), &recorder.waker());
+    drop(handle);
+    drop(rt);
+    assert_eq!(drops.load(SeqCst), 1, "the output was not dropped exactly once");
+    assert_released(&recorder);
+}
+
+/// A task's output that counts its drops.
+struct Counted(std::sync::Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
 }
 
 /// Model 15, a socket event between an operation's `WouldBlock` and its

@@ -20,6 +20,11 @@ fn model_14b_abort_vs_completion() {
 }
 
 #[test]
+fn model_14c_join_handle_drop_vs_completion() {
+    model(join_handle_drop_vs_completion);
+}
+
+#[test]
 fn model_15_readiness_event_vs_clear() {
     model(readiness_event_vs_clear);
 }
