@@ -80,7 +80,7 @@ fn a_timer_outlives_the_thread_whose_shard_holds_it() {
 /// Eight threads each create and drop 20,000 timeouts (on their own
 /// shards) while another thread sleeps 1 ms at a time until they are
 /// done: no sleep wakes early and every one wakes. (How late the sleeper
-/// is under such a storm is bounded by `tests/reliability.rs`.)
+/// is under such a storm is bounded by `tests/reliability/storms.rs`.)
 #[test]
 fn a_cancellation_storm_on_other_threads_loses_no_sleep_and_fires_none_early() {
     let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -111,7 +111,11 @@ pub fn join_handle_drop_vs_completion() {
     let _ = poll(handle.as_mut(), &recorder.waker());
     drop(handle);
     drop(rt);
-    assert_eq!(drops.load(SeqCst), 1, "the output was not dropped exactly once");
+    assert_eq!(
+        drops.load(SeqCst),
+        1,
+        "the output was not dropped exactly once"
+    );
     assert_released(&recorder);
 }
 

@@ -36,10 +36,12 @@
 //!   every shard (setting each one's `parked_until` under its lock) before
 //!   it looks at `notified`: a registration that sees a planned park and
 //!   unparks is never lost, one that came before the plan is in it.
-//! - The driver thread never waits for a shard's lock: under a storm of
+//! - The driver thread does not queue for a busy shard's lock (it plans
+//!   and looks for due timers with `try_lock`, and fires a shard it just
+//!   found free): under a storm of
 //!   registrations and cancels on some threads, it would queue behind
 //!   their owners and leave every other thread's timers late (a sleep of
-//!   1 ms came 100 ms late in `tests/reliability.rs`'s storm). A shard
+//!   1 ms came 100 ms late in `tests/reliability/storms.rs`). A shard
 //!   stays parked from one turn to the next unless it has something to
 //!   fire; one whose lock is busy counts with the wake-up it is parked
 //!   until (read from its `parked_hint`; a registration that lowers it
