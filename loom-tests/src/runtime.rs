@@ -84,16 +84,7 @@ pub fn abort_vs_completion() {
         })
     };
     aborted.abort_handle().abort();
-    match rt.block_on(aborted) {
-        Ok(output) => assert_eq!(output, 2),
-        Err(err) => {
-            assert!(err.is_cancelled(), "{err}");
-            assert!(
-                !ran.load(SeqCst),
-                "a task that ran to its end lost its output to abort"
-            );
-        }
-    }
+    assert_output_or_cancelled(rt.block_on(aborted), 2, &ran, "a task aborted as it ended");
     drop(rt);
 }
 
@@ -180,16 +171,7 @@ pub fn blocking_shutdown_vs_finishing_task() {
     let Poll::Ready(result) = poll(task.as_mut(), Waker::noop()) else {
         panic!("a blocking task's handle is pending after its runtime was dropped");
     };
-    match result {
-        Ok(output) => assert_eq!(output, 3),
-        Err(err) => {
-            assert!(err.is_cancelled(), "{err}");
-            assert!(
-                !ran.load(SeqCst),
-                "a blocking task that ran lost its output"
-            );
-        }
-    }
+    assert_output_or_cancelled(result, 3, &ran, "a blocking task at shutdown");
 }
 
 /// Model 17, a current-thread runtime dropped inside its own task while
@@ -219,6 +201,25 @@ pub fn runtime_dropped_inside_its_own_task() {
 /// locks: 3 explores ~170,000 and ~220,000 interleavings in ~16 s each;
 /// the default bound would take hours.
 pub const RUNTIME_PREEMPTIONS: usize = 3;
+
+/// Panics unless `result` is the task's `expected` output, or a
+/// cancellation of a task whose body did not run (`ran` unset): a task
+/// that ran to its end must not lose its output.
+#[track_caller]
+fn assert_output_or_cancelled(
+    result: Result<i32, lawn_rt::task::JoinError>,
+    expected: i32,
+    ran: &AtomicBool,
+    what: &str,
+) {
+    match result {
+        Ok(output) => assert_eq!(output, expected, "{what}"),
+        Err(err) => {
+            assert!(err.is_cancelled(), "{what}: {err}");
+            assert!(!ran.load(SeqCst), "{what}: it ran, and its output was lost");
+        }
+    }
+}
 
 fn runtime(builder: &mut Builder) -> Runtime {
     builder.build().expect("a runtime under loom builds")

@@ -225,20 +225,7 @@ fn storm_on_plain_threads(
                 }
             }
         });
-        let lateness = futures::executor::block_on(async {
-            // Every sleep begun before the storm is over (at least one).
-            let mut lateness = Vec::new();
-            loop {
-                let deadline = Instant::now() + NAP;
-                sleep_until(deadline).await;
-                let woke = Instant::now();
-                assert!(woke >= deadline, "the sleeper woke early");
-                lateness.push(woke - deadline);
-                if done.load(SeqCst) == STORM_THREADS {
-                    return lateness;
-                }
-            }
-        });
+        let lateness = futures::executor::block_on(nap_until_done(&done, STORM_THREADS));
         for thread in threads {
             thread.join().unwrap();
         }
@@ -294,6 +281,23 @@ fn a_cancellation_storm_racing_the_timer_thread_calls_no_waker_after_its_drop() 
     let figures = report_storm("foreign shards (racing)", lateness, Some(os_lateness), took);
     assert_storm_clean("racing storm", &stats, STORM_THREADS * STORM_PER_THREAD);
     assert_lateness("racing storm", figures, (RACING_P50, RACING_P99));
+}
+
+/// Sleeps [`NAP`] at a time until `done` counts `stormers` finished;
+/// returns the lateness of every sleep (begun before the storm was over: at
+/// least one), asserting that none woke early.
+async fn nap_until_done(done: &AtomicUsize, stormers: usize) -> Vec<Duration> {
+    let mut lateness = Vec::new();
+    loop {
+        let deadline = Instant::now() + NAP;
+        sleep_until(deadline).await;
+        let woke = Instant::now();
+        assert!(woke >= deadline, "the sleeper woke early");
+        lateness.push(woke - deadline);
+        if done.load(SeqCst) == stormers {
+            return lateness;
+        }
+    }
 }
 
 /// Prints a storm's figures; returns the sleeper's lateness p50 and p99.
@@ -378,20 +382,8 @@ fn a_cancellation_storm_on_a_multi_thread_runtime_keeps_a_sleeper_on_time_and_no
                     })
                 })
                 .collect();
-            let sleeper = lawn_rt::spawn(async move {
-                // Every sleep begun before the storm is over (at least one).
-                let mut lateness = Vec::new();
-                loop {
-                    let deadline = Instant::now() + NAP;
-                    sleep_until(deadline).await;
-                    let woke = Instant::now();
-                    assert!(woke >= deadline, "the sleeper woke early");
-                    lateness.push(woke - deadline);
-                    if done.load(SeqCst) == RT_STORM_TASKS {
-                        return lateness;
-                    }
-                }
-            });
+            let sleeper =
+                lawn_rt::spawn(async move { nap_until_done(&done, RT_STORM_TASKS).await });
             for task in storm {
                 task.await.unwrap();
             }
