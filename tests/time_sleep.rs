@@ -1,5 +1,5 @@
 //! `lawn_rt::time::{sleep, sleep_until, Sleep, Instant}`: the timer-future
-//! contract (README, "`lawn_rt::time`": the timer contract), through the public
+//! contract (docs/guide.md, "`lawn_rt::time`": the timer contract), through the public
 //! API only.
 //!
 //! The timing tests run on a paused runtime (`#[lawn_rt::test(start_paused

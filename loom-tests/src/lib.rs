@@ -19,7 +19,7 @@
 //! ```
 //!
 //! The preemption bound defaults to [`DEFAULT_PREEMPTIONS`]; set
-//! `LOOM_MAX_PREEMPTIONS` to search deeper (README gives the times).
+//! `LOOM_MAX_PREEMPTIONS` to search deeper (loom-tests/README.md gives the times).
 //!
 //! Each model is a function here, run by one test in `tests/`; the
 //! deliberately broken variants of the driver and runtime

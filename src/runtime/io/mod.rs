@@ -1,5 +1,5 @@
 //! The I/O driver: readiness for `lawn_rt::net`'s sockets, from the same
-//! `mio::Poll` the park loop blocks in (README, "The runtime" and
+//! `mio::Poll` the park loop blocks in (docs/guide.md, "The runtime" and
 //! "Networking").
 //!
 //! Each park loop (the current-thread runtime's one, or one per worker of

@@ -1,4 +1,4 @@
-//! The current-thread scheduler and its park loop (README, "The runtime"):
+//! The current-thread scheduler and its park loop (docs/guide.md, "The runtime"):
 //!
 //! ```text
 //! loop {
