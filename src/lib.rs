@@ -42,9 +42,9 @@
 //! | module | what |
 //! |---|---|
 //! | [`lawn`] | the data structure: [`Lawn<T>`](lawn::Lawn), no clock, no threads, no `unsafe` |
-//! | [`driver`] | the timer driver: a Lawn of wakers behind one lock, the clock (real or paused), [`Handle`](driver::Handle), the fallback driver thread |
+//! | [`driver`] | the timer driver: a Lawn of wakers per slack level behind one lock, the clock (real or paused), [`Handle`](driver::Handle); the foreign shards (a driver per thread that runs no lawn_rt runtime) and their one timer thread |
 //! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant); the paused clock ([`time::pause`], feature `test-util`) |
-//! | [`runtime`], [`task`] | the current-thread scheduler and its mio park loop, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
+//! | [`runtime`], [`task`] | the current-thread and multi-thread schedulers (a timer shard and a mio park loop per worker), the blocking pool, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
 //! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket); readiness from the runtime's own mio poll |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
@@ -70,17 +70,21 @@
 //! runtime's park loop asks the driver when to wake (as late as every
 //! pending timer's slack allows, at a deadline), arms a timerfd for it and
 //! blocks in epoll; when it wakes it takes the due wakers out under the
-//! lock and wakes them after releasing it. Where no driver is entered on the thread that
-//! creates a timer, a fallback driver serves it: a thread named
-//! `lawn-rt-timer`, started by the first registration, that parks on a
-//! condition variable until the next deadline and is woken early only by a
-//! registration due before it.
+//! lock and wakes them after releasing it. Where no driver is entered on
+//! the thread that first polls a timer (a tokio worker, `block_on`, a plain
+//! thread), it files in that thread's own *foreign shard*; one thread,
+//! `lawn-rt-timer`, started by the first registration, plans every shard
+//! with the same slack rule, sleeps until the earliest wake-up, and is
+//! woken early only by a registration its plan would serve too late.
 //!
 //! Sockets ([`net`]) register, edge-triggered, with the same mio poll the
 //! park loop blocks in; the loop hands their events to the runtime's I/O
 //! driver, which records the readiness in each socket's atomic word and
 //! wakes the waiting tasks after releasing its locks.
 #![deny(missing_docs)]
+// No `unsafe` anywhere: a module that ever needs it allows it there and names,
+// in its docs, the benchmark that justified it.
+#![deny(unsafe_code)]
 // Under loom the runtime's mio park (`runtime/park.rs`) is replaced, which
 // leaves parts of the driver and of I/O unused.
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
