@@ -409,6 +409,50 @@ impl<T> Lawn<T> {
         near.max(heap)
     }
 
+    /// The pending timer with the earliest deadline, or `None` if the Lawn
+    /// is empty. Of several due at that tick it names one of them, not
+    /// necessarily the one [`pop_expired`](Lawn::pop_expired) hands out
+    /// first.
+    ///
+    /// O(buckets) (plus the timers of a class bucket that are filed with a
+    /// key before the best deadline found), where
+    /// [`next_deadline`](Lawn::next_deadline) is O(1) but may be early: meant
+    /// for an occasional look, not for every tick.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.insert(0, 90_000, "a");
+    /// let b = lawn.insert(0, 70_001, "b");
+    /// lawn.insert(0, 80_000, "c");
+    /// assert_eq!(lawn.earliest(), Some(b));
+    /// ```
+    pub fn earliest(&self) -> Option<TimerKey> {
+        // Best so far: (deadline, index). The near window's first slot is
+        // exact, so its head is a candidate as it stands.
+        let mut best = self
+            .near
+            .next()
+            .map(|tick| (tick, self.near.slot(tick).head));
+        for (_, _, head) in self.heap.iter() {
+            // A bucket's keys are lower bounds of its deadlines and never
+            // decrease along it: stop where they reach the best deadline.
+            let mut at = head;
+            while at != NIL && best.is_none_or(|(deadline, _)| self.key_of(at) < deadline) {
+                let node = self.nodes.node(at);
+                if best.is_none_or(|(deadline, _)| node.deadline < deadline) {
+                    best = Some((node.deadline, at));
+                }
+                at = node.next;
+            }
+        }
+        best.map(|(_, index)| TimerKey {
+            index,
+            gen: self.nodes.node(index).gen,
+        })
+    }
+
     /// Hands out one timer whose deadline is at or before `now`, or `None`
     /// when no timer is due. Call it until `None` to expire everything due.
     ///
@@ -541,6 +585,40 @@ impl<T> Lawn<T> {
         self.buckets.clear();
         self.heap.clear();
         self.near = Near::new();
+    }
+
+    /// How many timers the slab has slots for (some are kept per bucket, so
+    /// a new bucket may still allocate before `len` reaches it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::<u32>::new();
+    /// lawn.reserve(1_000);
+    /// assert!(lawn.capacity() >= 1_000);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.nodes.capacity()
+    }
+
+    /// Makes room for at least `additional` more timers than are pending,
+    /// in one allocation. A reservation that stays unused is given back
+    /// after a while, like any spare capacity (see
+    /// [Costs and bounds](self#costs-and-bounds)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.reserve(100);
+    /// let cap = lawn.capacity();
+    /// for i in 0..100 {
+    ///     lawn.insert(0, 10, i);
+    /// }
+    /// assert_eq!(lawn.capacity(), cap);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
     }
 
     /// Gives back all spare capacity of the timer slab now. (The Lawn already

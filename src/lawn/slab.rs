@@ -369,8 +369,30 @@ impl<T> Slab<T> {
         };
     }
 
-    /// Gives back all spare capacity.
+    /// Slots allocated, vacant or not.
+    pub(super) fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
+    /// Room for `additional` more nodes than are stored, rounded up to
+    /// whole chunks.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        let want = (self.len + additional).div_ceil(CHUNK) * CHUNK;
+        let more = want.saturating_sub(self.slots.len());
+        self.slots.reserve(more);
+        self.chunks.reserve(more / CHUNK);
+    }
+
+    /// Gives back all spare capacity. Open chunks with nothing in them are
+    /// closed first (their buckets open another when they next need one),
+    /// so that an idle bucket's chunk does not hold the slab's length.
     pub(super) fn shrink_to_fit(&mut self) {
+        for id in 0..self.chunks.len() {
+            let chunk = self.chunks[id];
+            if chunk.free == ALL_FREE && chunk.owner != NO_OWNER {
+                self.close(chunk.owner, id as u32);
+            }
+        }
         self.cut_free_tail();
         self.slots.shrink_to_fit();
         self.chunks.shrink_to_fit();

@@ -45,7 +45,10 @@
 //!   about 30 years; nothing overflows.
 //! - Using a timer whose driver shut down panics with a message saying so.
 
+pub mod delay_queue;
 pub mod error;
+#[cfg(feature = "hyper")]
+mod hyper_timer;
 mod instant;
 mod interval;
 #[cfg(all(feature = "test-util", not(loom)))]
@@ -53,6 +56,9 @@ mod pause;
 mod sleep;
 mod timeout;
 
+pub use delay_queue::DelayQueue;
+#[cfg(feature = "hyper")]
+pub use hyper_timer::{HyperSleep, HyperTimer};
 pub use instant::Instant;
 pub use interval::{interval, interval_at, Interval, MissedTickBehavior};
 #[cfg(all(feature = "test-util", not(loom)))]

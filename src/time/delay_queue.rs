@@ -1,0 +1,816 @@
+//! [`DelayQueue`]: a queue of values that each come out at their own
+//! deadline, with tokio-util 0.7's API, stored in a [`Lawn`].
+//!
+//! It is the shape of cache expiry, retry queues and session TTLs: insert a
+//! value with a delay, keep the [`Key`] to [`remove`](DelayQueue::remove)
+//! or [`reset`](DelayQueue::reset) it, and poll the queue (or use it as a
+//! [`Stream`]) for the values whose time has come, each as an [`Expired`].
+//!
+//! ```
+//! use lawn_rt::time::{DelayQueue, Duration};
+//! use futures::StreamExt;
+//!
+//! futures::executor::block_on(async {
+//!     let mut sessions = DelayQueue::new();
+//!     sessions.insert("alice", Duration::from_millis(20));
+//!     let bob = sessions.insert("bob", Duration::from_millis(10));
+//!     sessions.insert("carol", Duration::from_millis(5));
+//!     sessions.reset(&bob, Duration::from_millis(30)); // bob was active
+//!
+//!     let mut order = Vec::new();
+//!     while let Some(expired) = sessions.next().await {
+//!         order.push(expired.into_inner());
+//!     }
+//!     assert_eq!(order, ["carol", "alice", "bob"]);
+//! });
+//! ```
+//!
+//! # How it differs from tokio-util's
+//!
+//! - **No limits.** Any [`Duration`] and any `Instant` are accepted, up to
+//!   `Duration::MAX` (which then never comes due), and a queue may live for
+//!   any length of time; tokio-util's panics past 2^36 ms.
+//! - **Microseconds, not milliseconds.** Deadlines are kept to the
+//!   microsecond (rounded up: never early), and the queue is woken by one
+//!   `lawn_rt` [`Sleep`] on its earliest deadline, with the driver's
+//!   precision.
+//! - **Memory follows the load.** Entries are 24 bytes plus the value
+//!   (rounded to 8), and a queue that has used under a quarter of its
+//!   memory for a second gives the rest back when it is next polled;
+//!   [`compact`](DelayQueue::compact) is there for tokio-util's API and
+//!   does what [`shrink_to_fit`](DelayQueue::shrink_to_fit) does. Keys
+//!   never move, so no key is remapped.
+//! - **Any executor.** The queue's `Sleep` is a `lawn_rt` timer, so it runs
+//!   under tokio, smol, `futures::executor` or `lawn_rt`'s runtime, and
+//!   follows a paused clock (`time::pause`) like every `lawn_rt` timer.
+//! - Entries that are due come out in deadline order, at microsecond
+//!   granularity; of entries due at the same microsecond, which comes first
+//!   is unspecified.
+//!
+//! A stale key (its entry was handed out or removed) makes
+//! [`remove`](DelayQueue::remove), [`reset`](DelayQueue::reset) and
+//! [`deadline`](DelayQueue::deadline) panic with a message saying so, as
+//! tokio-util's do; [`try_remove`](DelayQueue::try_remove) returns `None`.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use futures_core::Stream;
+
+use crate::lawn::{Lawn, TimerKey};
+use crate::time::{sleep_until, Instant, Sleep};
+
+/// Nanoseconds per tick of a queue's Lawn.
+const TICK_NS: u128 = 1_000;
+
+/// A queue of values, each handed out once its deadline has passed; see the
+/// [module docs](self).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::time::{DelayQueue, Duration};
+///
+/// futures::executor::block_on(async {
+///     let mut retries = DelayQueue::new();
+///     let key = retries.insert("GET /a", Duration::from_millis(5));
+///     retries.insert("GET /b", Duration::from_secs(60));
+///     assert_eq!(retries.len(), 2);
+///
+///     let due = std::future::poll_fn(|cx| retries.poll_expired(cx)).await.unwrap();
+///     assert_eq!((due.key(), due.into_inner()), (key, "GET /a"));
+///     assert_eq!(retries.len(), 1);
+/// });
+/// ```
+pub struct DelayQueue<T> {
+    lawn: Lawn<T>,
+    /// Tick 0 of the Lawn.
+    start: Instant,
+    /// The latest tick known to have passed: read from the clock, or the
+    /// deadline of a sleep that completed.
+    reached: u64,
+    /// Wakes the poller at the tick it is armed for. `None` while the queue
+    /// is empty (or was never polled).
+    sleep: Option<Pin<Box<Sleep>>>,
+    armed: u64,
+    /// The last poller, woken when an entry arrives in a queue that has no
+    /// sleep to wake it.
+    waker: Option<Waker>,
+    /// The tick since which the queue has used under a quarter of its
+    /// slots (see [`settle_memory`](DelayQueue::settle_memory)).
+    low_since: Option<u64>,
+}
+
+/// A queue gives its spare memory back once it has used under a quarter of
+/// it for this many ticks (a second)...
+const SHRINK_AFTER_TICKS: u64 = 1_000_000;
+/// ...and holds more than this many slots (a few pages).
+const SHRINK_ABOVE_SLOTS: usize = 4_096;
+
+/// Names an entry of a [`DelayQueue`], from [`insert`](DelayQueue::insert)
+/// until the entry is handed out or removed. Cheap to copy; a key is never
+/// reused for another entry of its queue (up to 2^32 reuses of one slot).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::time::{DelayQueue, Duration};
+///
+/// let mut queue = DelayQueue::new();
+/// let key = queue.insert('x', Duration::from_secs(1));
+/// assert_eq!(queue.remove(&key).into_inner(), 'x');
+/// assert!(queue.try_remove(&key).is_none()); // stale now
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key(TimerKey);
+
+/// An entry taken out of a [`DelayQueue`]: by
+/// [`poll_expired`](DelayQueue::poll_expired) once due, or by
+/// [`remove`](DelayQueue::remove).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::time::{DelayQueue, Duration};
+///
+/// let mut queue = DelayQueue::new();
+/// let key = queue.insert(String::from("v"), Duration::from_secs(5));
+/// let deadline = queue.deadline(&key);
+/// let mut entry = queue.remove(&key);
+/// entry.get_mut().push('!');
+/// assert_eq!(entry.get_ref(), "v!");
+/// assert_eq!((entry.key(), entry.deadline()), (key, deadline));
+/// assert_eq!(entry.into_inner(), "v!");
+/// ```
+#[derive(Debug)]
+pub struct Expired<T> {
+    data: T,
+    deadline: Instant,
+    key: Key,
+}
+
+impl<T> Expired<T> {
+    /// The value, by reference.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lawn_rt::time::{DelayQueue, Duration};
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert(7, Duration::ZERO);
+    /// assert_eq!(*queue.remove(&key).get_ref(), 7);
+    /// ```
+    pub fn get_ref(&self) -> &T {
+        &self.data
+    }
+
+    /// The value, mutably.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lawn_rt::time::{DelayQueue, Duration};
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert(7, Duration::ZERO);
+    /// let mut entry = queue.remove(&key);
+    /// *entry.get_mut() += 1;
+    /// assert_eq!(entry.into_inner(), 8);
+    /// ```
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.data
+    }
+
+    /// The value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lawn_rt::time::{DelayQueue, Duration};
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert("v", Duration::ZERO);
+    /// assert_eq!(queue.remove(&key).into_inner(), "v");
+    /// ```
+    pub fn into_inner(self) -> T {
+        self.data
+    }
+
+    /// The entry's deadline, rounded up to the queue's microsecond.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lawn_rt::time::{DelayQueue, Duration, Instant};
+    /// let mut queue = DelayQueue::new();
+    /// let at = Instant::now() + Duration::from_secs(3);
+    /// let key = queue.insert_at((), at);
+    /// let deadline = queue.remove(&key).deadline();
+    /// assert!(deadline >= at && deadline - at < Duration::from_micros(1));
+    /// ```
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The key the entry had in its queue (stale from now on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lawn_rt::time::{DelayQueue, Duration};
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert((), Duration::ZERO);
+    /// assert_eq!(queue.remove(&key).key(), key);
+    /// ```
+    pub fn key(&self) -> Key {
+        self.key
+    }
+}
+
+impl<T> DelayQueue<T> {
+    /// An empty queue, whose clock starts now. Allocates nothing until the
+    /// first insert.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let queue: lawn_rt::time::DelayQueue<u32> = lawn_rt::time::DelayQueue::new();
+    /// assert!(queue.is_empty());
+    /// ```
+    pub fn new() -> Self {
+        DelayQueue {
+            lawn: Lawn::new(),
+            start: Instant::now(),
+            reached: 0,
+            sleep: None,
+            armed: u64::MAX,
+            waker: None,
+            low_since: None,
+        }
+    }
+
+    /// An empty queue with room for `capacity` entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let queue = lawn_rt::time::DelayQueue::<u32>::with_capacity(1_000);
+    /// assert!(queue.capacity() >= 1_000);
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut queue = DelayQueue::new();
+        queue.reserve(capacity);
+        queue
+    }
+
+    /// Inserts `value`, due `timeout` from now, and returns its key. Any
+    /// duration is accepted: `Duration::MAX` never comes due.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration, Instant};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert("cache entry", Duration::from_secs(30));
+    /// assert!(queue.deadline(&key) >= Instant::now() + Duration::from_secs(29));
+    /// queue.insert("forever", Duration::MAX); // no panic
+    /// ```
+    pub fn insert(&mut self, value: T, timeout: Duration) -> Key {
+        let deadline = self.tick_after(timeout);
+        self.insert_tick(value, deadline)
+    }
+
+    /// Inserts `value`, due at `when`, and returns its key. A `when` in the
+    /// past is due at once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration, Instant};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let when = Instant::now() + Duration::from_millis(50);
+    /// let key = queue.insert_at("flush", when);
+    /// assert!(queue.deadline(&key) >= when);
+    /// ```
+    pub fn insert_at(&mut self, value: T, when: Instant) -> Key {
+        let deadline = self.tick_of(when);
+        self.insert_tick(value, deadline)
+    }
+
+    /// Removes the entry `key` names and returns it, due or not.
+    ///
+    /// # Panics
+    ///
+    /// If the key is stale: its entry was handed out or removed (as
+    /// tokio-util's does). [`try_remove`](DelayQueue::try_remove) returns
+    /// `None` instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert("retry", Duration::from_secs(1));
+    /// assert_eq!(queue.remove(&key).into_inner(), "retry");
+    /// assert!(queue.is_empty());
+    /// ```
+    #[track_caller]
+    pub fn remove(&mut self, key: &Key) -> Expired<T> {
+        match self.try_remove(key) {
+            Some(expired) => expired,
+            None => panic!("{}", stale("remove")),
+        }
+    }
+
+    /// Removes the entry `key` names and returns it, or `None` if the key
+    /// is stale.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert(1, Duration::from_secs(1));
+    /// assert!(queue.try_remove(&key).is_some());
+    /// assert!(queue.try_remove(&key).is_none());
+    /// ```
+    pub fn try_remove(&mut self, key: &Key) -> Option<Expired<T>> {
+        let deadline = self.lawn.deadline(key.0)?;
+        let data = self.lawn.remove(key.0)?;
+        if self.lawn.is_empty() {
+            // Nothing to wait for: do not wake the poller for nothing.
+            self.disarm();
+        }
+        Some(Expired {
+            data,
+            deadline: self.instant_of(deadline),
+            key: *key,
+        })
+    }
+
+    /// Moves an entry to `timeout` from now (earlier or later), keeping its
+    /// key; an entry that was due but not yet handed out waits again.
+    ///
+    /// # Panics
+    ///
+    /// If the key is stale (its entry was handed out or removed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration, Instant};
+    ///
+    /// let mut idle = DelayQueue::new();
+    /// let key = idle.insert("conn 7", Duration::from_secs(10));
+    /// idle.reset(&key, Duration::from_secs(60)); // activity
+    /// assert!(idle.deadline(&key) >= Instant::now() + Duration::from_secs(59));
+    /// ```
+    #[track_caller]
+    pub fn reset(&mut self, key: &Key, timeout: Duration) {
+        let deadline = self.tick_after(timeout);
+        self.reset_tick(key, deadline, "reset");
+    }
+
+    /// Moves an entry to `when` (earlier or later), keeping its key.
+    ///
+    /// # Panics
+    ///
+    /// If the key is stale (its entry was handed out or removed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration, Instant};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert((), Duration::from_secs(10));
+    /// let when = Instant::now() + Duration::from_secs(1);
+    /// queue.reset_at(&key, when);
+    /// assert!(queue.deadline(&key) >= when);
+    /// assert!(queue.deadline(&key) < when + Duration::from_millis(1));
+    /// ```
+    #[track_caller]
+    pub fn reset_at(&mut self, key: &Key, when: Instant) {
+        let deadline = self.tick_of(when);
+        self.reset_tick(key, deadline, "reset_at");
+    }
+
+    /// The key of the entry due first, or `None` if the queue is empty. Of
+    /// entries due at the same microsecond it names one. O(buckets of the
+    /// queue's Lawn): meant for an occasional look.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// queue.insert("later", Duration::from_secs(10));
+    /// let soon = queue.insert("soon", Duration::from_secs(5));
+    /// assert_eq!(queue.peek(), Some(soon));
+    /// ```
+    pub fn peek(&self) -> Option<Key> {
+        self.lawn.earliest().map(Key)
+    }
+
+    /// The deadline of the entry `key` names, rounded up to the microsecond.
+    ///
+    /// # Panics
+    ///
+    /// If the key is stale (its entry was handed out or removed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let a = queue.insert((), Duration::from_secs(1));
+    /// let b = queue.insert((), Duration::from_secs(2));
+    /// assert!(queue.deadline(&a) < queue.deadline(&b));
+    /// ```
+    #[track_caller]
+    pub fn deadline(&self, key: &Key) -> Instant {
+        match self.lawn.deadline(key.0) {
+            Some(tick) => self.instant_of(tick),
+            None => panic!("{}", stale("deadline")),
+        }
+    }
+
+    /// Hands out the next entry whose deadline has passed: `Ready(Some)`.
+    /// `Pending` if entries wait but none is due (the task is woken when
+    /// one is, or when an earlier one is inserted); `Ready(None)` if the
+    /// queue is empty (the task is still woken by the next insert).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    /// use std::future::poll_fn;
+    ///
+    /// futures::executor::block_on(async {
+    ///     let mut queue = DelayQueue::new();
+    ///     queue.insert("b", Duration::from_millis(4));
+    ///     queue.insert("a", Duration::from_millis(2));
+    ///     let a = poll_fn(|cx| queue.poll_expired(cx)).await.unwrap();
+    ///     let b = poll_fn(|cx| queue.poll_expired(cx)).await.unwrap();
+    ///     assert_eq!([a.into_inner(), b.into_inner()], ["a", "b"]);
+    ///     assert!(poll_fn(|cx| queue.poll_expired(cx)).await.is_none());
+    /// });
+    /// ```
+    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
+        if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            self.waker = Some(cx.waker().clone());
+        }
+        loop {
+            if let Some(expired) = self.pop_due() {
+                return Poll::Ready(Some(expired));
+            }
+            self.settle_memory();
+            let Some(next) = self.lawn.next_deadline() else {
+                self.disarm();
+                return Poll::Ready(None);
+            };
+            self.arm(next);
+            let sleep = self.sleep.as_mut().expect("armed just now");
+            match sleep.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                // The clock has passed the sleep's deadline, the start of
+                // tick `next`: entries due by then may go.
+                Poll::Ready(()) => self.reached = self.reached.max(next),
+            }
+        }
+    }
+
+    /// Number of entries in the queue, due or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// queue.insert((), Duration::from_secs(1));
+    /// assert_eq!(queue.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.lawn.len()
+    }
+
+    /// Whether the queue holds no entry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(lawn_rt::time::DelayQueue::<()>::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.lawn.is_empty()
+    }
+
+    /// Removes every entry (every key becomes stale) and gives the memory
+    /// back. A task waiting on the queue is woken, to find it empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let key = queue.insert((), Duration::from_secs(1));
+    /// queue.clear();
+    /// assert!(queue.is_empty() && queue.try_remove(&key).is_none());
+    /// ```
+    pub fn clear(&mut self) {
+        let had_entries = !self.lawn.is_empty();
+        self.lawn.clear();
+        self.disarm();
+        if had_entries {
+            if let Some(waker) = self.waker.take() {
+                waker.wake();
+            }
+        }
+    }
+
+    /// How many entries the queue has room for without allocating (roughly:
+    /// room is kept in blocks of 32 per deadline group).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let queue = lawn_rt::time::DelayQueue::<u8>::with_capacity(64);
+    /// assert!(queue.capacity() >= 64);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.lawn.capacity()
+    }
+
+    /// Makes room for at least `additional` more entries. Room that stays
+    /// unused is given back after a while, as entries' memory is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut queue = lawn_rt::time::DelayQueue::<u8>::new();
+    /// queue.reserve(500);
+    /// assert!(queue.capacity() >= 500);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.lawn.reserve(additional);
+    }
+
+    /// Gives back the spare memory now. The queue also does so by itself
+    /// once it has used under a quarter of its memory for a second (checked
+    /// when it is polled).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let keys: Vec<_> = (0..10_000).map(|i| queue.insert(i, Duration::from_secs(9))).collect();
+    /// let full = queue.allocated_bytes();
+    /// for key in &keys[5_000..] {
+    ///     queue.remove(key);
+    /// }
+    /// queue.shrink_to_fit();
+    /// assert!(queue.allocated_bytes() <= full / 2 + 4096);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.lawn.shrink_to_fit();
+    }
+
+    /// tokio-util's name for giving memory back after many removals. Keys
+    /// never move here, so this is [`shrink_to_fit`](DelayQueue::shrink_to_fit):
+    /// every key stays valid.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// let a = queue.insert('a', Duration::from_secs(1));
+    /// let b = queue.insert('b', Duration::from_secs(1));
+    /// queue.remove(&a);
+    /// queue.compact();
+    /// assert_eq!(queue.remove(&b).into_inner(), 'b');
+    /// ```
+    pub fn compact(&mut self) {
+        self.shrink_to_fit();
+    }
+
+    /// Heap memory the queue holds for its entries, in bytes (capacity, not
+    /// just use).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration};
+    ///
+    /// let mut queue = DelayQueue::new();
+    /// for i in 0..100_000u64 {
+    ///     queue.insert(i, Duration::from_secs(60));
+    /// }
+    /// assert!(queue.allocated_bytes() / queue.len() <= 48);
+    /// ```
+    pub fn allocated_bytes(&self) -> usize {
+        self.lawn.allocated_bytes()
+    }
+
+    /// Files a value due at tick `deadline`.
+    fn insert_tick(&mut self, value: T, deadline: u64) -> Key {
+        let base = self.base();
+        let key = self
+            .lawn
+            .insert(base, deadline.saturating_sub(base), value);
+        self.earlier(deadline.max(base));
+        Key(key)
+    }
+
+    #[track_caller]
+    fn reset_tick(&mut self, key: &Key, deadline: u64, what: &str) {
+        let base = self.base();
+        if !self
+            .lawn
+            .reset(key.0, base, deadline.saturating_sub(base))
+        {
+            panic!("{}", stale(what));
+        }
+        self.earlier(deadline.max(base));
+    }
+
+    /// The tick the Lawn files relative to. Ground rule: every pending
+    /// entry's deadline is at or after the Lawn's `elapsed`, so that
+    /// `pop_expired(next_deadline)` hands out only entries due at that
+    /// very tick and the queue hands them out in deadline order. Moving the
+    /// Lawn's clock up to `reached` keeps the rule only when nothing in it
+    /// may be due by then.
+    fn base(&self) -> u64 {
+        let elapsed = self.lawn.elapsed();
+        match self.lawn.next_deadline() {
+            Some(next) if next <= self.reached => elapsed,
+            _ => self.reached.max(elapsed),
+        }
+    }
+
+    /// The next due entry, if one is due by the clock, in deadline order.
+    fn pop_due(&mut self) -> Option<Expired<T>> {
+        let next = self.lawn.next_deadline()?;
+        if next > self.reached {
+            self.reached = self.reached.max(self.now_tick());
+            if next > self.reached {
+                return None;
+            }
+        }
+        loop {
+            // `next` is at or before every deadline (the ground rule of
+            // `base`), so what comes out is due at `next` exactly; if
+            // nothing does, the Lawn re-filed early keys past `next`.
+            let next = self.lawn.next_deadline()?;
+            if next > self.reached {
+                return None;
+            }
+            if let Some((key, data)) = self.lawn.pop_expired(next) {
+                if self.lawn.is_empty() {
+                    self.disarm();
+                }
+                return Some(Expired {
+                    data,
+                    deadline: self.instant_of(next),
+                    key: Key(key),
+                });
+            }
+        }
+    }
+
+    /// Gives the spare memory back once the queue has used under a quarter
+    /// of it for a second: a load that fell stays cheap, while one that
+    /// empties and refills within the second keeps its pages. Called when
+    /// a poll has handed out everything due, so O(1) per poll.
+    fn settle_memory(&mut self) {
+        let capacity = self.lawn.capacity();
+        if capacity <= SHRINK_ABOVE_SLOTS || self.lawn.len() * 4 >= capacity {
+            self.low_since = None;
+            return;
+        }
+        match self.low_since {
+            None => self.low_since = Some(self.reached),
+            Some(since) if self.reached - since >= SHRINK_AFTER_TICKS => {
+                self.lawn.shrink_to_fit();
+                self.low_since = None;
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Points the sleep at tick `next`, in place if there is one.
+    fn arm(&mut self, next: u64) {
+        let at = self.instant_of(next);
+        match &mut self.sleep {
+            Some(_) if self.armed == next => {}
+            Some(sleep) => sleep.as_mut().reset(at),
+            None => self.sleep = Some(Box::pin(sleep_until(at))),
+        }
+        self.armed = next;
+    }
+
+    /// An entry is now due at `deadline`: if that is before the sleep, move
+    /// the sleep (it keeps the poller's waker); with no sleep, wake the
+    /// poller so that it arms one.
+    fn earlier(&mut self, deadline: u64) {
+        let at = self.instant_of(deadline);
+        match &mut self.sleep {
+            Some(sleep) if deadline < self.armed => {
+                sleep.as_mut().reset(at);
+                self.armed = deadline;
+            }
+            Some(_) => {}
+            None => {
+                if let Some(waker) = self.waker.take() {
+                    waker.wake();
+                }
+            }
+        }
+    }
+
+    /// Drops the sleep: nothing is left to wake the poller for.
+    fn disarm(&mut self) {
+        self.sleep = None;
+        self.armed = u64::MAX;
+    }
+
+    /// `when` in ticks, rounded up (never early), saturating.
+    fn tick_of(&self, when: Instant) -> u64 {
+        ticks_ceil(when.saturating_duration_since(self.start).as_nanos())
+    }
+
+    /// Now plus `timeout` in ticks, rounded up, saturating; computed in
+    /// nanoseconds so that no `Instant` has to hold the sum.
+    fn tick_after(&mut self, timeout: Duration) -> u64 {
+        let now = Instant::now().saturating_duration_since(self.start);
+        self.reached = self.reached.max(ticks_floor(now.as_nanos()));
+        ticks_ceil(now.as_nanos() + timeout.as_nanos())
+    }
+
+    /// The clock now, in whole ticks.
+    fn now_tick(&self) -> u64 {
+        ticks_floor(Instant::now().saturating_duration_since(self.start).as_nanos())
+    }
+
+    /// The start of tick `tick`.
+    fn instant_of(&self, tick: u64) -> Instant {
+        self.start.saturating_add(Duration::from_micros(tick))
+    }
+}
+
+fn ticks_ceil(ns: u128) -> u64 {
+    u64::try_from(ns.div_ceil(TICK_NS)).unwrap_or(u64::MAX)
+}
+
+fn ticks_floor(ns: u128) -> u64 {
+    u64::try_from(ns / TICK_NS).unwrap_or(u64::MAX)
+}
+
+fn stale(what: &str) -> String {
+    format!(
+        "lawn_rt: `DelayQueue::{what}`: the key names no entry of this queue \
+         (its entry was already handed out by `poll_expired` or removed)"
+    )
+}
+
+impl<T> Default for DelayQueue<T> {
+    fn default() -> Self {
+        DelayQueue::new()
+    }
+}
+
+// The values are never pinned: the queue moves them freely.
+impl<T> Unpin for DelayQueue<T> {}
+
+impl<T> fmt::Debug for DelayQueue<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DelayQueue")
+            .field("len", &self.len())
+            .field("start", &self.start)
+            .field("next_tick", &self.lawn.next_deadline())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The queue as a stream of [`Expired`] entries, from
+/// [`poll_expired`](DelayQueue::poll_expired). It yields `None` whenever the
+/// queue is empty, and may yield more after later inserts.
+impl<T> Stream for DelayQueue<T> {
+    type Item = Expired<T>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
+        self.get_mut().poll_expired(cx)
+    }
+}
