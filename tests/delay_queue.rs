@@ -32,7 +32,11 @@ async fn next<T>(queue: &mut DelayQueue<T>) -> Option<Expired<T>> {
 #[track_caller]
 fn on_time<T>(entry: &Expired<T>) {
     let now = Instant::now();
-    assert!(now >= entry.deadline(), "handed out {:?} early", entry.deadline() - now);
+    assert!(
+        now >= entry.deadline(),
+        "handed out {:?} early",
+        entry.deadline() - now
+    );
     assert_eq!(now - entry.deadline(), Duration::ZERO, "handed out late");
 }
 
@@ -41,7 +45,13 @@ fn entries_come_out_in_deadline_order_each_at_its_deadline() {
     paused_within(WATCHDOG, "order", || async {
         let start = Instant::now();
         let mut queue = DelayQueue::new();
-        for (value, delay) in [(3, ms(30)), (1, ms(10)), (5, secs(50)), (2, us(10_001)), (4, secs(4))] {
+        for (value, delay) in [
+            (3, ms(30)),
+            (1, ms(10)),
+            (5, secs(50)),
+            (2, us(10_001)),
+            (4, secs(4)),
+        ] {
             queue.insert(value, delay);
         }
         let mut order = Vec::new();
@@ -49,7 +59,13 @@ fn entries_come_out_in_deadline_order_each_at_its_deadline() {
             on_time(&entry);
             order.push((entry.into_inner(), Instant::now() - start));
         }
-        let expected = [(1, ms(10)), (2, us(10_001)), (3, ms(30)), (4, secs(4)), (5, secs(50))];
+        let expected = [
+            (1, ms(10)),
+            (2, us(10_001)),
+            (3, ms(30)),
+            (4, secs(4)),
+            (5, secs(50)),
+        ];
         assert_eq!(order, expected);
         assert!(queue.is_empty());
     });
@@ -61,7 +77,10 @@ fn an_entry_is_never_handed_out_before_its_deadline() {
         let mut queue = DelayQueue::new();
         let key = queue.insert("x", ms(10));
         time::advance(us(9_999)).await;
-        assert!(poll_noop(pin!(next(&mut queue))).is_pending(), "out 1 µs early");
+        assert!(
+            poll_noop(pin!(next(&mut queue))).is_pending(),
+            "out 1 µs early"
+        );
         time::advance(us(1)).await;
         let entry = next(&mut queue).await.expect("due now");
         assert_eq!(entry.key(), key);
@@ -145,7 +164,10 @@ fn an_entry_inserted_earlier_than_the_awaited_one_wakes_the_waiting_task() {
         assert!(poll_noop(pin!(next(&mut queue))).is_pending()); // armed for 10 s
         queue.insert("early", ms(5));
         let entry = next(&mut queue).await.unwrap();
-        assert_eq!((entry.into_inner(), Instant::now() - start), ("early", ms(5)));
+        assert_eq!(
+            (entry.into_inner(), Instant::now() - start),
+            ("early", ms(5))
+        );
     });
 }
 
@@ -179,7 +201,10 @@ fn remove_takes_an_entry_before_or_after_it_is_due() {
         assert_eq!(removed.into_inner(), "due");
         let entry = next(&mut queue).await.unwrap();
         assert_eq!(entry.key(), kept);
-        assert!(queue.try_remove(&kept).is_none(), "handed out: the key is stale");
+        assert!(
+            queue.try_remove(&kept).is_none(),
+            "handed out: the key is stale"
+        );
         assert!(next(&mut queue).await.is_none());
     });
 }
@@ -190,12 +215,25 @@ fn a_stale_key_panics_with_a_message_naming_the_call() {
     let key = queue.insert((), secs(1));
     queue.remove(&key);
     for (call, f) in [
-        ("DelayQueue::remove", Box::new(|q: &mut DelayQueue<()>| drop(q.remove(&key))) as Box<dyn Fn(&mut DelayQueue<()>)>),
-        ("DelayQueue::reset`", Box::new(|q: &mut DelayQueue<()>| q.reset(&key, secs(1)))),
-        ("DelayQueue::reset_at", Box::new(|q: &mut DelayQueue<()>| q.reset_at(&key, Instant::now()))),
-        ("DelayQueue::deadline", Box::new(|q: &mut DelayQueue<()>| {
-            q.deadline(&key);
-        })),
+        (
+            "DelayQueue::remove",
+            Box::new(|q: &mut DelayQueue<()>| drop(q.remove(&key)))
+                as Box<dyn Fn(&mut DelayQueue<()>)>,
+        ),
+        (
+            "DelayQueue::reset`",
+            Box::new(|q: &mut DelayQueue<()>| q.reset(&key, secs(1))),
+        ),
+        (
+            "DelayQueue::reset_at",
+            Box::new(|q: &mut DelayQueue<()>| q.reset_at(&key, Instant::now())),
+        ),
+        (
+            "DelayQueue::deadline",
+            Box::new(|q: &mut DelayQueue<()>| {
+                q.deadline(&key);
+            }),
+        ),
     ] {
         assert_panics_with(call, call, || f(&mut queue));
         assert_panics_with("names no entry of this queue", call, || f(&mut queue));
@@ -210,7 +248,11 @@ fn a_stale_key_panics_at_the_callers_line() {
     queue.remove(&key);
     let line = line!() + 1;
     let site = common::catch_panic_site("remove", || queue.remove(&key));
-    assert_eq!((site.file.as_str(), site.line), ("tests/delay_queue.rs", line), "{site:?}");
+    assert_eq!(
+        (site.file.as_str(), site.line),
+        ("tests/delay_queue.rs", line),
+        "{site:?}"
+    );
 }
 
 #[test]
@@ -268,7 +310,10 @@ fn a_queue_lives_past_2_pow_36_ms() {
         assert_eq!(fresh.into_inner(), "fresh");
         assert_eq!(Instant::now() - start, ms((1 << 36) + 15));
         let old_entry = next(&mut queue).await.unwrap();
-        assert_eq!((old_entry.key(), Instant::now() - start), (old, ms(1 << 37)));
+        assert_eq!(
+            (old_entry.key(), Instant::now() - start),
+            (old, ms(1 << 37))
+        );
         on_time(&old_entry);
         assert_eq!(next(&mut queue).await.unwrap().into_inner(), "far");
         assert_eq!(Instant::now() - start, ms((1 << 36) + 5 + (1 << 40)));
@@ -288,7 +333,11 @@ fn capacity_reserve_and_shrink() {
         queue.remove(key);
     }
     queue.shrink_to_fit();
-    assert!(queue.allocated_bytes() < full / 10, "{} of {full} bytes kept", queue.allocated_bytes());
+    assert!(
+        queue.allocated_bytes() < full / 10,
+        "{} of {full} bytes kept",
+        queue.allocated_bytes()
+    );
     for key in &keys[..1_000] {
         assert!(queue.try_remove(key).is_some(), "shrinking lost an entry");
     }
@@ -302,7 +351,11 @@ fn memory_goes_back_as_entries_expire_without_asking() {
             queue.insert(i, us(1_000 + i % 5_000));
         }
         let full = queue.allocated_bytes();
-        assert!(full / queue.len() <= 48, "{} bytes per entry", full / queue.len());
+        assert!(
+            full / queue.len() <= 48,
+            "{} bytes per entry",
+            full / queue.len()
+        );
         let mut n = 0;
         while next(&mut queue).await.is_some() {
             n += 1;
@@ -314,7 +367,11 @@ fn memory_goes_back_as_entries_expire_without_asking() {
             let key = queue.insert(round, ms(10));
             assert_eq!(next(&mut queue).await.unwrap().key(), key);
         }
-        assert!(queue.allocated_bytes() < full / 20, "{} of {full} bytes kept", queue.allocated_bytes());
+        assert!(
+            queue.allocated_bytes() < full / 20,
+            "{} of {full} bytes kept",
+            queue.allocated_bytes()
+        );
     });
 }
 
@@ -436,14 +493,20 @@ fn randomized_model_against_a_btreemap() {
                         id += 1;
                     }
                     5 | 6 if !by_id.is_empty() => {
-                        let pick = *by_id.keys().nth(rng.below(by_id.len() as u64) as usize).unwrap();
+                        let pick = *by_id
+                            .keys()
+                            .nth(rng.below(by_id.len() as u64) as usize)
+                            .unwrap();
                         let (deadline, key) = by_id.remove(&pick).unwrap();
                         model.remove(&(deadline, pick));
                         let removed = queue.remove(&key);
                         assert_eq!((*removed.get_ref(), removed.deadline()), (pick, deadline));
                     }
                     7 if !by_id.is_empty() => {
-                        let pick = *by_id.keys().nth(rng.below(by_id.len() as u64) as usize).unwrap();
+                        let pick = *by_id
+                            .keys()
+                            .nth(rng.below(by_id.len() as u64) as usize)
+                            .unwrap();
                         let (old, key) = by_id[&pick];
                         model.remove(&(old, pick));
                         queue.reset(&key, us(rng.below(20_000)));
@@ -457,7 +520,8 @@ fn randomized_model_against_a_btreemap() {
                         let mut last = start;
                         while let Poll::Ready(Some(entry)) = poll_noop(pin!(next(&mut queue))) {
                             let got = entry.into_inner();
-                            let (deadline, _) = by_id.remove(&got).expect("handed out twice or unknown");
+                            let (deadline, _) =
+                                by_id.remove(&got).expect("handed out twice or unknown");
                             assert!(model.remove(&(deadline, got)).is_some());
                             assert!(deadline <= now, "handed out early");
                             assert!(deadline >= last, "out of deadline order");

@@ -242,7 +242,9 @@ impl Buckets {
             }
             None => {
                 let id = self.slots.len();
-                assert!(id < NEAR_BUCKET as usize, "lawn: bucket table overflow");
+                // The two ids below `u16::MAX` name the near window and the
+                // shared chunks.
+                assert!(id < NEAR_BUCKET as usize - 1, "lawn: bucket table overflow");
                 self.slots.push(Some(bucket));
                 id as u16
             }

@@ -64,6 +64,7 @@ impl<T> Lawn<T> {
     fn check_all(&self) -> Result<(), String> {
         let mut open: Vec<(u16, u32)> = self.buckets.live().map(|(id, b)| (id, b.open)).collect();
         open.push((NEAR_BUCKET, self.near.open));
+        open.push((super::SHARED_CHUNKS, self.shared_open));
         self.nodes.check(&open)?;
         self.buckets.check()?;
         self.heap.check()?;

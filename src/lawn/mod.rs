@@ -96,12 +96,14 @@
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
-//!   chunks of 32 and each bucket fills a chunk of its own, so the timers of
+//!   chunks of 32 and each bucket fills a chunk of its own (once it holds
+//!   16 timers, when over 8 buckets are live: the first few timers of the
+//!   buckets of a sparse Lawn share chunks), so the timers of
 //!   one bucket lie in memory in the order they expire (with ten
 //!   interleaved TTLs at 1e6 timers this cut the cost of an expiry about
 //!   threefold). A chunk is reused once half of
-//!   it is free, so the slab holds at most `2 × peak timers + 32 × buckets`
-//!   slots; free chunks at its end are cut off as soon as they empty, and
+//!   it is free, so the slab holds at most `2 × peak timers + 32 × min(buckets, 8)`
+//!   slots (plus 32 per bucket over 8 timers); free chunks at its end are cut off as soon as they empty, and
 //!   capacity is halved when a whole epoch (as many chunk openings and
 //!   cuttings as the capacity holds chunks) never used a quarter of it:
 //!   memory goes back once load has stayed low for a while, while a load
@@ -143,6 +145,19 @@ use std::num::NonZeroU32;
 use buckets::{lead_shift, Buckets, Kind};
 use heap::BucketHeap;
 use near::{Near, NEAR_BUCKET};
+
+/// The owner of the slab chunks that small buckets share.
+const SHARED_CHUNKS: u16 = NEAR_BUCKET - 1;
+/// Once this many buckets are in the heap, a bucket allocates from a chunk
+/// of its own only from its [`OWN_CHUNK_AT`]th timer on; before that it
+/// takes slots from chunks shared by all small buckets. (A chunk per
+/// bucket keeps a bucket's timers together in memory, but with many
+/// buckets of a timer or two each, as a small Lawn with spread TTLs has,
+/// it would cost a chunk per timer. Below this many buckets the chunks
+/// cost at most 32 slots each, and a test pins that two interleaved
+/// TTLs keep their timers apart.)
+const SHARE_FROM_BUCKETS: usize = 8;
+const OWN_CHUNK_AT: u32 = 16;
 use slab::{Slab, NIL};
 
 pub use check::CorruptLawn;
@@ -208,6 +223,9 @@ pub struct Lawn<T> {
     buckets: Buckets,
     heap: BucketHeap,
     near: Near,
+    /// The chunk that buckets holding under [`OWN_CHUNK_AT`] timers
+    /// allocate from, together, or `NIL`.
+    shared_open: u32,
     /// The latest tick seen.
     elapsed: u64,
 }
@@ -244,6 +262,7 @@ impl<T> Lawn<T> {
             buckets: Buckets::new(),
             heap: BucketHeap::new(),
             near: Near::new(),
+            shared_open: NIL,
             elapsed: 0,
         }
     }
@@ -275,8 +294,12 @@ impl<T> Lawn<T> {
             return TimerKey { index, gen };
         }
         let bucket = self.buckets.select(deadline.saturating_sub(base));
-        let open = &mut self.buckets.get_mut(bucket).open;
-        let (index, gen) = self.nodes.insert(bucket, open, value, deadline);
+        let b = self.buckets.get_mut(bucket);
+        let (owner, open) = match b.len < OWN_CHUNK_AT && self.heap.len() >= SHARE_FROM_BUCKETS {
+            true => (SHARED_CHUNKS, &mut self.shared_open),
+            false => (bucket, &mut b.open),
+        };
+        let (index, gen) = self.nodes.insert(owner, open, value, deadline);
         self.link(index, bucket, base, deadline);
         TimerKey { index, gen }
     }
@@ -585,6 +608,7 @@ impl<T> Lawn<T> {
         self.buckets.clear();
         self.heap.clear();
         self.near = Near::new();
+        self.shared_open = NIL;
     }
 
     /// How many timers the slab has slots for (some are kept per bucket, so
@@ -601,8 +625,9 @@ impl<T> Lawn<T> {
         self.nodes.capacity()
     }
 
-    /// Makes room for at least `additional` more timers than are pending,
-    /// in one allocation. A reservation that stays unused is given back
+    /// Makes room for at least `additional` more timers than are pending
+    /// (and some more, for the partly filled chunks of their buckets), in
+    /// one allocation. A reservation that stays unused is given back
     /// after a while, like any spare capacity (see
     /// [Costs and bounds](self#costs-and-bounds)).
     ///

@@ -195,6 +195,12 @@ impl<T> Slab<T> {
                     "lawn: more than 2^32 - 64 pending timers"
                 );
                 let gen = self.gen_floor;
+                if self.slots.len() == self.slots.capacity() {
+                    // Grow by half, not double: the slab is the bulk of a
+                    // Lawn's memory, and growth is amortized O(1) either way.
+                    self.slots.reserve_exact((self.slots.len() / 2).max(CHUNK));
+                    self.chunks.reserve_exact((self.chunks.len() / 2).max(1));
+                }
                 self.slots
                     .extend(std::iter::repeat_with(|| Slot::Vacant { gen }).take(CHUNK));
                 self.chunks.push(Chunk {
@@ -374,10 +380,12 @@ impl<T> Slab<T> {
         self.slots.capacity()
     }
 
-    /// Room for `additional` more nodes than are stored, rounded up to
-    /// whole chunks.
+    /// Room for `additional` more nodes than are stored, with an eighth
+    /// and two chunks more for the partly filled chunks of the buckets that
+    /// will hold them, rounded up to whole chunks.
     pub(super) fn reserve(&mut self, additional: usize) {
-        let want = (self.len + additional).div_ceil(CHUNK) * CHUNK;
+        let nodes = self.len.saturating_add(additional);
+        let want = nodes.saturating_add(nodes / 8 + 2 * CHUNK).div_ceil(CHUNK) * CHUNK;
         let more = want.saturating_sub(self.slots.len());
         self.slots.reserve(more);
         self.chunks.reserve(more / CHUNK);

@@ -63,8 +63,9 @@ use futures_core::Stream;
 use crate::lawn::{Lawn, TimerKey};
 use crate::time::{sleep_until, Instant, Sleep};
 
-/// Nanoseconds per tick of a queue's Lawn.
-const TICK_NS: u128 = 1_000;
+/// Nanoseconds per tick of a queue's Lawn, and ticks per second.
+const TICK_NS: u64 = 1_000;
+const TICKS_PER_SEC: u64 = 1_000_000;
 
 /// A queue of values, each handed out once its deadline has passed; see the
 /// [module docs](self).
@@ -627,9 +628,7 @@ impl<T> DelayQueue<T> {
     /// Files a value due at tick `deadline`.
     fn insert_tick(&mut self, value: T, deadline: u64) -> Key {
         let base = self.base();
-        let key = self
-            .lawn
-            .insert(base, deadline.saturating_sub(base), value);
+        let key = self.lawn.insert(base, deadline.saturating_sub(base), value);
         self.earlier(deadline.max(base));
         Key(key)
     }
@@ -637,10 +636,7 @@ impl<T> DelayQueue<T> {
     #[track_caller]
     fn reset_tick(&mut self, key: &Key, deadline: u64, what: &str) {
         let base = self.base();
-        if !self
-            .lawn
-            .reset(key.0, base, deadline.saturating_sub(base))
-        {
+        if !self.lawn.reset(key.0, base, deadline.saturating_sub(base)) {
             panic!("{}", stale(what));
         }
         self.earlier(deadline.max(base));
@@ -748,20 +744,22 @@ impl<T> DelayQueue<T> {
 
     /// `when` in ticks, rounded up (never early), saturating.
     fn tick_of(&self, when: Instant) -> u64 {
-        ticks_ceil(when.saturating_duration_since(self.start).as_nanos())
+        ticks_ceil(when.saturating_duration_since(self.start))
     }
 
-    /// Now plus `timeout` in ticks, rounded up, saturating; computed in
-    /// nanoseconds so that no `Instant` has to hold the sum.
+    /// Now plus `timeout` in ticks: now and `timeout` each rounded up, so
+    /// never early, and a fixed `timeout` files with one TTL relative to
+    /// the floor of now (the Lawn keeps one exact bucket for it) however
+    /// now falls within its microsecond.
     fn tick_after(&mut self, timeout: Duration) -> u64 {
         let now = Instant::now().saturating_duration_since(self.start);
-        self.reached = self.reached.max(ticks_floor(now.as_nanos()));
-        ticks_ceil(now.as_nanos() + timeout.as_nanos())
+        self.reached = self.reached.max(ticks_floor(now));
+        ticks_ceil(now).saturating_add(ticks_ceil(timeout))
     }
 
     /// The clock now, in whole ticks.
     fn now_tick(&self) -> u64 {
-        ticks_floor(Instant::now().saturating_duration_since(self.start).as_nanos())
+        ticks_floor(Instant::now().saturating_duration_since(self.start))
     }
 
     /// The start of tick `tick`.
@@ -770,12 +768,21 @@ impl<T> DelayQueue<T> {
     }
 }
 
-fn ticks_ceil(ns: u128) -> u64 {
-    u64::try_from(ns.div_ceil(TICK_NS)).unwrap_or(u64::MAX)
+/// `d` in whole ticks, rounded up, saturating (no 128-bit division: this
+/// is on every insert).
+fn ticks_ceil(d: Duration) -> u64 {
+    let part = u64::from(d.subsec_nanos()).div_ceil(TICK_NS);
+    d.as_secs()
+        .saturating_mul(TICKS_PER_SEC)
+        .saturating_add(part)
 }
 
-fn ticks_floor(ns: u128) -> u64 {
-    u64::try_from(ns / TICK_NS).unwrap_or(u64::MAX)
+/// `d` in whole ticks, rounded down, saturating.
+fn ticks_floor(d: Duration) -> u64 {
+    let part = u64::from(d.subsec_nanos()) / TICK_NS;
+    d.as_secs()
+        .saturating_mul(TICKS_PER_SEC)
+        .saturating_add(part)
 }
 
 fn stale(what: &str) -> String {
