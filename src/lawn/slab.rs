@@ -195,10 +195,12 @@ impl<T> Slab<T> {
                     "lawn: more than 2^32 - 64 pending timers"
                 );
                 let gen = self.gen_floor;
-                if self.slots.len() == self.slots.capacity() {
-                    // Grow by half, not double: the slab is the bulk of a
-                    // Lawn's memory, and growth is amortized O(1) either way.
-                    self.slots.reserve_exact((self.slots.len() / 2).max(CHUNK));
+                if self.slots.len() + CHUNK > self.slots.capacity() {
+                    // Grow by half (in whole chunks), not double: the slab
+                    // is the bulk of a Lawn's memory, and growth is
+                    // amortized O(1) either way.
+                    let more = (self.slots.len() / 2).next_multiple_of(CHUNK).max(CHUNK);
+                    self.slots.reserve_exact(more);
                     self.chunks.reserve_exact((self.chunks.len() / 2).max(1));
                 }
                 self.slots
@@ -387,8 +389,8 @@ impl<T> Slab<T> {
         let nodes = self.len.saturating_add(additional);
         let want = nodes.saturating_add(nodes / 8 + 2 * CHUNK).div_ceil(CHUNK) * CHUNK;
         let more = want.saturating_sub(self.slots.len());
-        self.slots.reserve(more);
-        self.chunks.reserve(more / CHUNK);
+        self.slots.reserve_exact(more);
+        self.chunks.reserve_exact(more / CHUNK);
     }
 
     /// Gives back all spare capacity. Open chunks with nothing in them are
