@@ -41,6 +41,9 @@ struct Sample {
     bytes: f64,
 }
 
+/// A table row: the operation, how to read it off a sample, its unit.
+type Row = (&'static str, fn(&Sample) -> f64, &'static str);
+
 /// The delays and removal order of one workload, made before measuring.
 struct Plan {
     delays: Vec<Duration>,
@@ -189,7 +192,7 @@ fn main() {
                 tokio.push(tokio_side(&plan));
             }
             let kind = if uniform { "uniform" } else { "fixed" };
-            let ops: [(&str, fn(&Sample) -> f64, &str); 6] = [
+            let ops: [Row; 6] = [
                 ("insert", |s| s.insert, "ns"),
                 ("remove", |s| s.remove, "ns"),
                 ("insert+remove", |s| s.insert + s.remove, "ns"),

@@ -40,7 +40,7 @@ usage: hyper_server [--addr HOST:PORT] [--header-timeout-ms MS]
                     [--runtime lawn_rt|tokio] [--workers N]
 
   --addr HOST:PORT        where to listen (default 127.0.0.1:8080)
-  --header-timeout-ms MS  hyper's header_read_timeout (default 5000)
+  --header-timeout-ms MS  hyper's header_read_timeout (default 5000; 0: none)
   --runtime RT            lawn_rt (default) or tokio: the same service
   --workers N             worker threads (default: one per CPU)
   -h, --help              this text";
@@ -57,7 +57,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         options: Options {
             runtime: Runtime::LawnRt,
             workers,
-            header_timeout: Duration::from_secs(5),
+            header_timeout: Some(Duration::from_secs(5)),
             log_errors: true,
         },
     };
@@ -67,8 +67,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "-h" | "--help" => return Ok(None),
             "--addr" => parsed.addr = value()?,
             "--header-timeout-ms" => {
-                let ms = positive(&arg, &value()?)?;
-                parsed.options.header_timeout = Duration::from_millis(ms);
+                let ms = value()?;
+                let ms = ms
+                    .parse::<u64>()
+                    .map_err(|_| format!("{arg}: `{ms}` is not a number"))?;
+                parsed.options.header_timeout = (ms > 0).then(|| Duration::from_millis(ms));
             }
             "--runtime" => parsed.options.runtime = Runtime::parse(&value()?)?,
             "--workers" => parsed.options.workers = positive(&arg, &value()?)? as usize,
@@ -81,7 +84,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
 fn positive(flag: &str, text: &str) -> Result<u64, String> {
     match text.parse::<u64>() {
         Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("{flag} takes a whole number above 0 (got `{text}`)")),
+        _ => Err(format!(
+            "{flag} takes a whole number above 0 (got `{text}`)"
+        )),
     }
 }
 
@@ -100,11 +105,13 @@ fn main() -> ExitCode {
     let options = args.options;
     let ready = |addr: std::net::SocketAddr| {
         println!(
-            "hyper_server on http://{addr}/ ({}, {} workers, header-read timeout {:?}); Ctrl-C \
+            "hyper_server on http://{addr}/ ({}, {} workers, header-read timeout {}); Ctrl-C \
              to stop.\ntry it: curl http://{addr}/",
             options.runtime.name(),
             options.workers,
-            options.header_timeout,
+            options
+                .header_timeout
+                .map_or("off".into(), |t| format!("{t:?}")),
         );
     };
     // Serves until the process is stopped.

@@ -58,6 +58,9 @@
 //! - `tokio-io`: `tokio::io::AsyncRead` and `AsyncWrite` for
 //!   [`net::TcpStream`] and its halves (so tokio-util codecs work over
 //!   them); pulls in tokio with no features, for its traits only.
+//! - `hyper`: [`time::HyperTimer`], hyper 1.x's `rt::Timer` on `lawn_rt`'s
+//!   timers (header-read timeouts, keep-alive, HTTP/2 pings); pulls in
+//!   hyper with no features, for its trait only.
 //!
 //! # Implementation
 //!

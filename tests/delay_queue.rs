@@ -214,29 +214,22 @@ fn a_stale_key_panics_with_a_message_naming_the_call() {
     let mut queue = DelayQueue::new();
     let key = queue.insert((), secs(1));
     queue.remove(&key);
-    for (call, f) in [
-        (
-            "DelayQueue::remove",
-            Box::new(|q: &mut DelayQueue<()>| drop(q.remove(&key)))
-                as Box<dyn Fn(&mut DelayQueue<()>)>,
-        ),
-        (
-            "DelayQueue::reset`",
-            Box::new(|q: &mut DelayQueue<()>| q.reset(&key, secs(1))),
-        ),
-        (
-            "DelayQueue::reset_at",
-            Box::new(|q: &mut DelayQueue<()>| q.reset_at(&key, Instant::now())),
-        ),
-        (
-            "DelayQueue::deadline",
-            Box::new(|q: &mut DelayQueue<()>| {
-                q.deadline(&key);
-            }),
-        ),
-    ] {
-        assert_panics_with(call, call, || f(&mut queue));
-        assert_panics_with("names no entry of this queue", call, || f(&mut queue));
+    type Call = fn(&mut DelayQueue<()>, Key);
+    let calls: [(&str, Call); 4] = [
+        ("DelayQueue::remove`", |q, key| {
+            q.remove(&key);
+        }),
+        ("DelayQueue::reset`", |q, key| q.reset(&key, secs(1))),
+        ("DelayQueue::reset_at`", |q, key| {
+            q.reset_at(&key, Instant::now())
+        }),
+        ("DelayQueue::deadline`", |q, key| {
+            q.deadline(&key);
+        }),
+    ];
+    for (call, f) in calls {
+        assert_panics_with(call, call, || f(&mut queue, key));
+        assert_panics_with("names no entry of this queue", call, || f(&mut queue, key));
     }
     assert!(queue.try_remove(&key).is_none());
 }

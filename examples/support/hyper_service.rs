@@ -58,8 +58,8 @@ pub struct Options {
     /// Worker threads of the multi-thread runtime (the same on both sides).
     pub workers: usize,
     /// hyper's `header_read_timeout`: how long a client may take to send
-    /// a request head.
-    pub header_timeout: Duration,
+    /// a request head (`None`: as long as it likes).
+    pub header_timeout: Option<Duration>,
     /// Print a line for each connection that ends in an error (the header
     /// timeout among them); off under load.
     pub log_errors: bool,
@@ -73,7 +73,9 @@ async fn hello(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infa
     } else if request.method() != Method::GET {
         StatusCode::METHOD_NOT_ALLOWED
     } else {
-        return Ok(Response::new(Full::new(Bytes::from_static(BODY.as_bytes()))));
+        return Ok(Response::new(Full::new(Bytes::from_static(
+            BODY.as_bytes(),
+        ))));
     };
     let mut response = Response::new(Full::default());
     *response.status_mut() = status;
@@ -117,7 +119,8 @@ async fn accept_lawn_rt(listener: lawn_rt::net::TcpListener, options: Options) {
             Ok((stream, peer)) => {
                 // Small responses: send them now, not after Nagle's delay.
                 let _ = stream.set_nodelay(true);
-                let connection = serve_connection(builder.clone(), stream, peer, options.log_errors);
+                let connection =
+                    serve_connection(builder.clone(), stream, peer, options.log_errors);
                 lawn_rt::spawn(connection);
             }
             Err(err) => {
@@ -134,7 +137,8 @@ async fn accept_tokio(listener: tokio::net::TcpListener, options: Options) {
         match listener.accept().await {
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
-                let connection = serve_connection(builder.clone(), stream, peer, options.log_errors);
+                let connection =
+                    serve_connection(builder.clone(), stream, peer, options.log_errors);
                 tokio::spawn(connection);
             }
             Err(err) => {

@@ -656,8 +656,8 @@ impl<T> Lawn<T> {
     /// let mut lawn = lawn_rt::lawn::Lawn::new();
     /// let keys: Vec<_> = (0..10_000).map(|i| lawn.insert(0, 10, i)).collect();
     /// let full = lawn.allocated_bytes();
-    /// for key in &keys[5_000..] {
-    ///     lawn.remove(*key);
+    /// for key in &keys[2_500..] {
+    ///     lawn.remove(*key); // three quarters go
     /// }
     /// lawn.shrink_to_fit();
     /// assert!(lawn.allocated_bytes() <= full / 2);
@@ -667,7 +667,7 @@ impl<T> Lawn<T> {
     }
 
     /// Heap memory held by the Lawn, in bytes: capacity, not just use, so
-    /// right after the slab doubles it is up to twice the slots in use.
+    /// right after the slab grows it is up to 1.5 times the slots in use.
     ///
     /// # Examples
     ///

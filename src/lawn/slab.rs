@@ -28,6 +28,11 @@ const ALL_FREE: u32 = u32::MAX;
 /// A closed chunk with this many free slots is worth reopening.
 const REUSE_AT: u8 = (CHUNK / 2) as u8;
 
+/// An empty slab with more chunks than this starts again from its first
+/// slot (see `reset_layout`); a small one keeps its chunks, so starting and
+/// cancelling a lone timer costs no chunk churn.
+const EMPTY_RESET_CHUNKS: usize = 4;
+
 /// Spare capacity is kept up to this many slots, so a small Lawn that
 /// empties and refills does not hit the allocator.
 const KEEP_SLOTS: usize = 1024;
@@ -253,6 +258,10 @@ impl<T> Slab<T> {
         // Raised here, not when slots are cut off, so cutting is a truncate.
         self.gen_floor = self.gen_floor.max(gen);
         self.len -= 1;
+        if self.len == 0 && self.chunks.len() > EMPTY_RESET_CHUNKS {
+            self.reset_layout();
+            return value;
+        }
         let id = index / CHUNK as u32;
         let last = id as usize + 1 == self.chunks.len();
         // Free chunks wait behind this one to be cut off.
@@ -375,6 +384,17 @@ impl<T> Slab<T> {
             gen_floor: self.gen_floor,
             ..Slab::new()
         };
+    }
+
+    /// Forgets every chunk of an empty slab, keeping the capacity: the next
+    /// timers fill it from its start, so that a load that is gone leaves no
+    /// chunk in use near the end (a new timer would otherwise take the
+    /// chunk freed last, often the last one, and hold the slab at that
+    /// length). Every bucket's open chunk is then stale (`owns` is false).
+    fn reset_layout(&mut self) {
+        self.chunks.clear();
+        self.slots.clear();
+        self.reuse = NIL;
     }
 
     /// Slots allocated, vacant or not.

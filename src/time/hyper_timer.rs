@@ -1,49 +1,10 @@
-//! [`HyperTimer`]: `lawn_rt`'s timers behind hyper 1.x's
-//! [`rt::Timer`](hyper::rt::Timer) (feature `hyper`).
-//!
-//! hyper has no clock of its own: every timeout it enforces asks the timer
-//! it was given. On a server that means the HTTP/1 header-read timeout
-//! (`header_read_timeout`: a client that opens a connection and dribbles
-//! or stalls its request head is cut off) and, with HTTP/2, the keep-alive
-//! pings and their timeouts; on a client, the pool's idle timeouts. With
-//! [`HyperTimer`] those timers are [`Sleep`]s filed in `lawn_rt`'s Lawn:
-//! O(1) to start and to cancel, which is what a server pays on every
-//! request, since hyper starts a header-read timer before each request head
-//! and drops it once the head has arrived.
-//!
-//! Plug it into a connection builder:
-//!
-//! ```
-//! use std::time::Duration;
-//!
-//! use hyper::server::conn::http1;
-//! use lawn_rt::time::HyperTimer;
-//!
-//! let mut builder = http1::Builder::new();
-//! builder
-//!     .timer(HyperTimer::new())
-//!     .header_read_timeout(Duration::from_secs(5))
-//!     .keep_alive(true);
-//! // builder.serve_connection(io, service) for each accepted connection.
-//! ```
-//!
-//! `examples/hyper_server.rs` is a whole server on `lawn_rt`'s runtime.
-//!
-//! # Behaviour
-//!
-//! - [`Timer::reset`] re-files hyper's existing sleep in place (the same
-//!   allocation, an O(1) [`Sleep::reset`]); only a sleep some other timer
-//!   made is replaced by a new one.
-//! - [`Timer::now`] is `lawn_rt`'s clock ([`Instant::now`]): under a paused
-//!   clock ([`pause`](crate::time::pause), feature `test-util`) hyper's
-//!   deadlines are paused time too, so a test can
-//!   [`advance`](crate::time::advance) a server past its timeouts without
-//!   waiting.
-//! - The timers work in any executor, as every `lawn_rt` timer does (see
-//!   [`sleep`]): inside a `lawn_rt` runtime they file on its driver,
-//!   elsewhere on the fallback driver thread.
-//! - A duration too long for the clock is clamped (about 30 years), never a
-//!   panic.
+//! [`HyperTimer`] and [`HyperSleep`]: `lawn_rt`'s timers behind hyper 1.x's
+//! `rt::Timer` (feature `hyper`), for hyper's header-read timeouts,
+//! keep-alive and HTTP/2 keep-alive pings. Plug it in with
+//! `http1::Builder::new().timer(HyperTimer::new()).header_read_timeout(..)`;
+//! hyper's resets re-file its sleep in place. The module is private (its
+//! items are re-exported from [`crate::time`]), so the full story, with
+//! examples, is on [`HyperTimer`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -54,11 +15,57 @@ use hyper::rt::{Sleep as HyperSleepTrait, Timer};
 
 use crate::time::{sleep, sleep_until, Instant, Sleep};
 
-/// hyper's [`Timer`] on `lawn_rt`'s timers: its sleeps are [`HyperSleep`]s
-/// (a [`Sleep`] each) and its clock is [`Instant::now`].
+/// hyper 1.x's [`Timer`](hyper::rt::Timer) on `lawn_rt`'s timers (feature
+/// `hyper`).
 ///
-/// It holds nothing: every copy files its sleeps on the driver of the
-/// thread that makes them (see [`sleep`]).
+/// hyper keeps no clock of its own: each timeout it enforces is a sleep it
+/// asks its timer for. On a server that is the HTTP/1 header-read timeout
+/// (`header_read_timeout`: a client that opens a connection and stalls or
+/// dribbles its request head is cut off) and the HTTP/2 keep-alive pings
+/// and their timeouts; on a client, the HTTP/2 pings and, in hyper-util's
+/// pooled client (`pool_timer`), the expiry of idle connections. With a
+/// `HyperTimer` each of those is a [`Sleep`] filed in `lawn_rt`'s Lawn,
+/// O(1) to start and to cancel: a server pays that on every request, since
+/// hyper starts a header-read timer before each request head and drops it
+/// once the head is in.
+///
+/// # Plugging it in
+///
+/// Give it to the connection builder, with the timeouts it enables:
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use hyper::server::conn::http1;
+/// use lawn_rt::time::HyperTimer;
+///
+/// let mut builder = http1::Builder::new();
+/// builder
+///     .timer(HyperTimer::new())
+///     .header_read_timeout(Duration::from_secs(5))
+///     .keep_alive(true);
+/// // Then, for each accepted connection (through hyper-util's `TokioIo`:
+/// // lawn_rt's `TcpStream` implements tokio's I/O traits with `tokio-io`):
+/// // builder.serve_connection(TokioIo::new(stream), service)
+/// ```
+///
+/// `examples/hyper_server.rs` is a whole server on `lawn_rt`'s runtime.
+///
+/// # Behaviour
+///
+/// - Its sleeps are [`HyperSleep`]s, one [`Sleep`] each, filed on the
+///   driver of the thread that polls them first, as every `lawn_rt` timer
+///   (see [`sleep`]): a `lawn_rt` runtime's, or elsewhere that thread's
+///   foreign shard (served by the `lawn-rt-timer` thread). It holds nothing itself: copies are interchangeable.
+/// - [`Timer::reset`] moves hyper's sleep **in place**: the same
+///   allocation, re-filed in O(1) by [`Sleep::reset`]. Only a sleep some
+///   other timer made is replaced by a new one.
+/// - [`Timer::now`] reads `lawn_rt`'s clock ([`Instant::now`]): under a
+///   paused clock (`time::pause`, feature `test-util`) hyper's deadlines
+///   are paused time too, so a test can `time::advance` a server past its
+///   timeouts without waiting.
+/// - A duration too long for the clock is clamped (about 30 years), not a
+///   panic.
 ///
 /// # Examples
 ///
@@ -234,6 +241,11 @@ mod tests {
     fn reset_keeps_the_same_allocation() {
         let timer = HyperTimer::new();
         let mut nap = timer.sleep(Duration::from_secs(3600));
+        // Polled once, so it is filed with a driver: the reset re-files it.
+        let polled = nap
+            .as_mut()
+            .poll(&mut Context::from_waker(std::task::Waker::noop()));
+        assert!(polled.is_pending());
         let before = address(&nap);
         let soon = std::time::Instant::now() + Duration::from_millis(3);
         timer.reset(&mut nap, soon);
@@ -296,7 +308,9 @@ mod tests {
     fn a_huge_duration_does_not_panic() {
         let timer = HyperTimer::new();
         let mut nap = timer.sleep(Duration::MAX);
-        let polled = nap.as_mut().poll(&mut Context::from_waker(std::task::Waker::noop()));
+        let polled = nap
+            .as_mut()
+            .poll(&mut Context::from_waker(std::task::Waker::noop()));
         assert!(polled.is_pending());
     }
 
