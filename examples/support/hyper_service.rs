@@ -112,42 +112,44 @@ where
 /// back off briefly rather than spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 
-async fn accept_lawn_rt(listener: lawn_rt::net::TcpListener, options: Options) {
-    let builder = Arc::new(builder(HyperTimer::new(), &options));
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                // Small responses: send them now, not after Nagle's delay.
-                let _ = stream.set_nodelay(true);
-                let connection =
-                    serve_connection(builder.clone(), stream, peer, options.log_errors);
-                lawn_rt::spawn(connection);
-            }
-            Err(err) => {
-                eprintln!("accept: {err}");
-                lawn_rt::time::sleep(ACCEPT_BACKOFF).await;
+/// The accept loop, written once for both runtimes: `$crate_path` is
+/// `lawn_rt` or `tokio` (their `spawn` and `time::sleep`), `$timer` the
+/// hyper timer that goes with it.
+macro_rules! accept_loop {
+    ($name:ident, $listener:ty, $crate_path:ident, $timer:expr) => {
+        async fn $name(listener: $listener, options: Options) {
+            let builder = Arc::new(builder($timer, &options));
+            loop {
+                match listener.accept().await {
+                    Ok((stream, peer)) => {
+                        // Small responses: send them now, not after Nagle's delay.
+                        let _ = stream.set_nodelay(true);
+                        let connection =
+                            serve_connection(builder.clone(), stream, peer, options.log_errors);
+                        $crate_path::spawn(connection);
+                    }
+                    Err(err) => {
+                        eprintln!("accept: {err}");
+                        $crate_path::time::sleep(ACCEPT_BACKOFF).await;
+                    }
+                }
             }
         }
-    }
+    };
 }
 
-async fn accept_tokio(listener: tokio::net::TcpListener, options: Options) {
-    let builder = Arc::new(builder(TokioTimer::new(), &options));
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                let _ = stream.set_nodelay(true);
-                let connection =
-                    serve_connection(builder.clone(), stream, peer, options.log_errors);
-                tokio::spawn(connection);
-            }
-            Err(err) => {
-                eprintln!("accept: {err}");
-                tokio::time::sleep(ACCEPT_BACKOFF).await;
-            }
-        }
-    }
-}
+accept_loop!(
+    accept_lawn_rt,
+    lawn_rt::net::TcpListener,
+    lawn_rt,
+    HyperTimer::new()
+);
+accept_loop!(
+    accept_tokio,
+    tokio::net::TcpListener,
+    tokio,
+    TokioTimer::new()
+);
 
 /// Binds `addr`, tells `ready` the address bound, and serves on a fresh
 /// multi-thread runtime until `stop` completes; then drops the runtime
