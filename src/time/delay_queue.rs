@@ -721,19 +721,18 @@ impl<T> DelayQueue<T> {
     /// the sleep (it keeps the poller's waker); with no sleep, wake the
     /// poller so that it arms one.
     fn earlier(&mut self, deadline: u64) {
-        if self.sleep.is_some() && deadline >= self.armed {
-            return; // the common case: not the earliest
-        }
-        let at = self.instant_of(deadline);
         match &mut self.sleep {
-            Some(sleep) => {
-                sleep.as_mut().reset(at);
-                self.armed = deadline;
-            }
             None => {
                 if let Some(waker) = self.waker.take() {
                     waker.wake();
                 }
+            }
+            // The common case: not the earliest.
+            Some(_) if deadline >= self.armed => {}
+            Some(sleep) => {
+                let at = self.start.saturating_add(Duration::from_micros(deadline));
+                sleep.as_mut().reset(at);
+                self.armed = deadline;
             }
         }
     }
