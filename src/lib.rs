@@ -43,7 +43,7 @@
 //! |---|---|
 //! | [`lawn`] | the data structure: [`Lawn<T>`](lawn::Lawn), no clock, no threads, no `unsafe` |
 //! | [`driver`] | the timer driver: a Lawn of wakers per slack level behind one lock, the clock (real or paused), [`Handle`](driver::Handle); the foreign shards (a driver per thread that runs no lawn_rt runtime) and their one timer thread |
-//! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant); the paused clock ([`time::pause`], feature `test-util`) |
+//! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant), [`DelayQueue`](time::DelayQueue); the paused clock (`time::pause`, feature `test-util`); hyper's timer (`time::HyperTimer`, feature `hyper`) |
 //! | [`runtime`], [`task`] | the current-thread and multi-thread schedulers (a timer shard and a mio park loop per worker), the blocking pool, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
 //! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket); readiness from the runtime's own mio poll |
 //!
@@ -53,12 +53,13 @@
 //! # Features
 //!
 //! - `macros` (default): `#[lawn_rt::main]` and `#[lawn_rt::test]`.
-//! - `test-util`: [`time::pause`], [`time::resume`], [`time::advance`] and
-//!   [`Builder::start_paused`](runtime::Builder::start_paused).
+//! - `test-util`: `time::pause`, `time::resume`, `time::advance` and
+//!   `runtime::Builder::start_paused` (unlinked here: they exist only
+//!   with the feature).
 //! - `tokio-io`: `tokio::io::AsyncRead` and `AsyncWrite` for
 //!   [`net::TcpStream`] and its halves (so tokio-util codecs work over
 //!   them); pulls in tokio with no features, for its traits only.
-//! - `hyper`: [`time::HyperTimer`], hyper 1.x's `rt::Timer` on `lawn_rt`'s
+//! - `hyper`: `time::HyperTimer`, hyper 1.x's `rt::Timer` on `lawn_rt`'s
 //!   timers (header-read timeouts, keep-alive, HTTP/2 pings); pulls in
 //!   hyper with no features, for its trait only.
 //!
@@ -88,6 +89,8 @@
 // No `unsafe` anywhere: a module that ever needs it allows it there and names,
 // in its docs, the benchmark that justified it.
 #![deny(unsafe_code)]
+#![deny(missing_debug_implementations, unreachable_pub)]
+#![deny(rustdoc::broken_intra_doc_links)]
 // Under loom the runtime's mio park (`runtime/park.rs`) is replaced, which
 // leaves parts of the driver and of I/O unused.
 #![cfg_attr(loom, allow(dead_code, unused_imports))]

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use super::handle::Handle;
 use super::punctual::{spin_until, Latency};
-use super::shared::{Options, Park, Shared};
+use super::shared::{Options, Park, Role, Shared};
 use super::TimerSlack;
 use crate::loom::{lock, wait, wait_timeout, Arc, Condvar, Mutex};
 
@@ -124,10 +124,7 @@ impl Foreign {
         let parking = self.parking.clone();
         let shared = Arc::new(Shared::new(Options {
             resolution: RESOLUTION,
-            foreign: true,
-            pausable: false,
-            runtime: false,
-            group: 0,
+            role: Role::Foreign,
             unpark: Some(Box::new(move || parking.unpark())),
             slack: self.slack,
         }));

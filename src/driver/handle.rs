@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use std::time::Instant as StdInstant;
 
 use super::clock::Tick;
-use super::shared::Shared;
+use super::shared::{Role, Shared};
 use crate::loom::Arc;
 
 /// What is entered on a thread.
@@ -163,7 +163,7 @@ impl Handle {
     /// assert!(driver.handle().now() <= std::time::Instant::now());
     /// ```
     pub fn now(&self) -> StdInstant {
-        self.shared.clock.now()
+        self.shared.now()
     }
 
     /// The driver's tick length: every deadline is rounded up to a whole
@@ -237,7 +237,7 @@ impl Handle {
     /// thread.
     #[inline]
     pub(crate) fn before_register(&self) {
-        if self.shared.foreign {
+        if self.shared.role() == Role::Foreign {
             super::foreign::ensure_started();
         }
     }
@@ -267,19 +267,23 @@ pub(crate) fn entered_now() -> Option<StdInstant> {
 #[inline]
 pub(crate) fn rebind_target(current: &Handle) -> Option<Handle> {
     let shared = &current.shared;
-    if !shared.foreign && shared.group == 0 {
+    let role = shared.role();
+    if matches!(role, Role::Bare | Role::CurrentThread) {
         return None;
     }
     let entered = CONTEXT.try_with(|context| context.borrow().clone()).ok()?;
     match entered {
         Some(Entered::Driver(entered))
-            if entered.shared.runtime
-                && !Arc::ptr_eq(&entered.shared, shared)
-                && (shared.foreign || entered.shared.group == shared.group) =>
+            if !Arc::ptr_eq(&entered.shared, shared)
+                && match (role, entered.shared.role()) {
+                    (Role::Foreign, here) => here.is_runtime(),
+                    (Role::WorkerShard(group), Role::WorkerShard(here)) => group == here,
+                    _ => false,
+                } =>
         {
             Some(entered)
         }
-        None if shared.foreign => super::foreign::this_thread_unless(shared),
+        None if role == Role::Foreign => super::foreign::this_thread_unless(shared),
         _ => None,
     }
 }
@@ -315,7 +319,7 @@ impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
             .field("resolution", &self.resolution())
-            .field("foreign", &self.shared.foreign)
+            .field("role", &self.shared.role())
             .finish_non_exhaustive()
     }
 }

@@ -66,6 +66,7 @@ use crate::loom::Arc;
 use clock::MAX_RESOLUTION;
 use shared::{Options, Shared};
 pub(crate) use shared::{Park, Shared as SharedDriver};
+pub(crate) use shared::{Role, ShardGroup};
 
 /// A timer driver: owns the timers of the handles cloned from it and fires
 /// them when told to. Dropping it shuts it down.
@@ -123,33 +124,26 @@ impl Driver {
     fn build(resolution: Duration) -> Driver {
         Driver::with_options(Options {
             resolution,
-            foreign: false,
-            pausable: false,
-            runtime: false,
-            group: 0,
+            role: Role::Bare,
             unpark: None,
             slack: TimerSlack::NONE,
         })
     }
 
-    /// A driver for a runtime: `unpark` wakes the runtime's parked event
-    /// loop; `pausable` lets `time::pause` pause it; a nonzero `group`
-    /// makes it one shard of a multi-thread runtime's timers (see
-    /// `Shared::group`); `slack` is how late timers may fire to share
-    /// wake-ups. `resolution` must have passed [`check_resolution`].
+    /// A driver for a runtime, in `role` ([`Role::CurrentThread`] or
+    /// [`Role::WorkerShard`]): `unpark` wakes the runtime's parked event
+    /// loop; `slack` is how late timers may fire to share wake-ups.
+    /// `resolution` must have passed [`check_resolution`].
     pub(crate) fn for_runtime(
+        role: Role,
         resolution: Duration,
-        pausable: bool,
-        group: usize,
         slack: TimerSlack,
         unpark: Box<dyn Fn() + Send + Sync>,
     ) -> Driver {
+        debug_assert!(role.is_runtime(), "not a runtime's role: {role:?}");
         Driver::with_options(Options {
             resolution,
-            foreign: false,
-            pausable,
-            runtime: true,
-            group,
+            role,
             unpark: Some(unpark),
             slack,
         })

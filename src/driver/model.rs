@@ -70,13 +70,13 @@ impl ForeignPlan {
 
 /// Pauses the clock of the driver behind `handle` (a foreign shard's).
 pub fn pause(handle: &Handle) {
-    handle.shared.clock.pause();
+    handle.shared.pause();
 }
 
 /// Moves the paused clock of the driver behind `handle` forward (firing
 /// nothing: the driver thread's turn fires).
 pub fn advance(handle: &Handle, by: Duration) {
-    assert!(handle.shared.clock.advance(by), "the clock is not paused");
+    assert!(handle.shared.advance(by), "the clock is not paused");
 }
 
 /// A driver made as a multi-thread runtime makes each worker's timer
@@ -86,11 +86,9 @@ pub fn advance(handle: &Handle, by: Duration) {
 /// `mio::Poll`. Paused by hand, it keeps filing timers with their slack
 /// (only a runtime's `time::pause` makes a driver file exactly).
 pub fn shard(group: usize, unpark: impl Fn() + Send + Sync + 'static) -> Driver {
-    assert_ne!(group, 0, "shard groups are nonzero");
     Driver::for_runtime(
+        super::Role::WorkerShard(super::ShardGroup::from_raw(group)),
         Duration::from_millis(1),
-        false,
-        group,
         TimerSlack::DEFAULT,
         Box::new(unpark),
     )

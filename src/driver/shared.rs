@@ -22,11 +22,13 @@
 //! Expiry and cancellation (the part the loom models check) are in
 //! `batch.rs`.
 
+use std::num::NonZeroUsize;
 use std::task::Waker;
 use std::time::{Duration, Instant as StdInstant};
 
 use super::batch::Batch;
 use super::clock::{checked_add_or_far, Clock, Tick};
+
 use super::error::Error;
 use super::slack::{Levels, TimerSlack};
 use crate::lawn::TimerKey;
@@ -37,22 +39,9 @@ use crate::loom::{lock, try_lock, wait, wait_timeout, Condvar, Mutex, MutexGuard
 const NOT_PARKED: u64 = 0;
 
 pub(crate) struct Shared {
-    pub(crate) clock: Clock,
-    /// Whether this is a foreign shard (a thread's own driver where no
-    /// runtime is entered, see `foreign.rs`), whose driver thread starts on
-    /// the first registration.
-    pub(crate) foreign: bool,
-    /// Whether `time::pause` may pause this driver (a current-thread
-    /// runtime's; see [`Options`]). Once paused, such a driver files every
-    /// timer exactly (no slack): auto-advance jumps the clock to the next
-    /// deadline, which tokio's tests expect to the nanosecond.
-    pub(crate) pausable: bool,
-    /// Whether this is a runtime's driver: a timer made where no driver was
-    /// entered moves to it if first polled there.
-    pub(crate) runtime: bool,
-    /// Nonzero for the shards of one multi-thread runtime (one driver per
-    /// worker): a timer first polled on another shard's worker moves there.
-    pub(crate) group: usize,
+    pub(super) clock: Clock,
+    /// What this driver is for (see [`Role`]).
+    role: Role,
     pub(super) inner: Mutex<Inner>,
     /// How the parked driver is told to look again.
     unpark: Unpark,
@@ -87,14 +76,64 @@ pub(crate) enum Unpark {
     Hook(Box<dyn Fn() + Send + Sync>),
 }
 
+/// What a driver is for: who turns it, whether `time::pause` may stop its
+/// clock, and which timers it takes over on their first poll (see
+/// `handle::rebind_target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A `Driver` made by hand: its owner turns it (`process`, `park`) and
+    /// pauses it through its own methods. It takes over no timers.
+    Bare,
+    /// A thread's foreign shard (where no runtime is entered; see
+    /// `foreign.rs`): fired by the `lawn-rt-timer` thread, started on its
+    /// first registration. A timer of another thread's shard first polled
+    /// here moves here, and one first polled in a runtime moves there.
+    Foreign,
+    /// A current-thread runtime's driver: `time::pause` may pause it, and
+    /// once paused it files every timer exactly (no slack), since
+    /// auto-advance jumps the clock to the next deadline, which tokio's
+    /// tests expect to the nanosecond. It takes over timers made where no
+    /// driver was entered.
+    CurrentThread,
+    /// One worker's shard of a multi-thread runtime: it takes over timers
+    /// made where no driver was entered and timers of its group's other
+    /// shards (a task that moved between workers). Never pausable: the
+    /// workers' clocks cannot stop together.
+    WorkerShard(ShardGroup),
+}
+
+/// The shards of one multi-thread runtime, which hand timers to each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ShardGroup(NonZeroUsize);
+
+impl ShardGroup {
+    /// A group no other runtime of this process has.
+    pub(crate) fn unique() -> ShardGroup {
+        // A process-wide counter, not a hand-off between threads: std's
+        // atomic (loom's cannot be a `static`).
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+        ShardGroup::from_raw(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Group number `n` (nonzero): for the loom models, which pick their
+    /// own.
+    pub(crate) fn from_raw(n: usize) -> ShardGroup {
+        ShardGroup(NonZeroUsize::new(n).expect("shard groups are nonzero"))
+    }
+}
+
+impl Role {
+    /// Whether this is a runtime's driver (either flavour).
+    #[inline]
+    pub(crate) fn is_runtime(self) -> bool {
+        matches!(self, Role::CurrentThread | Role::WorkerShard(_))
+    }
+}
+
 /// How a driver is made (crate-internal: runtimes and foreign shards).
 pub(crate) struct Options {
     pub(crate) resolution: Duration,
-    pub(crate) foreign: bool,
-    pub(crate) pausable: bool,
-    pub(crate) runtime: bool,
-    /// See [`Shared::group`]; 0 for a driver on its own.
-    pub(crate) group: usize,
+    pub(crate) role: Role,
     /// `None`: park on a condition variable in [`Shared::park`].
     pub(crate) unpark: Option<Box<dyn Fn() + Send + Sync>>,
     /// How late timers may fire to share wake-ups.
@@ -130,10 +169,7 @@ impl Shared {
     pub(crate) fn new(options: Options) -> Shared {
         Shared {
             clock: Clock::new(options.resolution),
-            foreign: options.foreign,
-            pausable: options.pausable,
-            runtime: options.runtime,
-            group: options.group,
+            role: options.role,
             inner: Mutex::new(Inner {
                 levels: Levels::new(options.slack, options.resolution.as_nanos() as u64),
                 shutdown: false,
@@ -150,6 +186,55 @@ impl Shared {
             parked_hint: AtomicU64::new(NOT_PARKED),
             shrink_hold: (1_000_000_000 / options.resolution.as_nanos().max(1)) as u64,
         }
+    }
+
+    /// What this driver is for.
+    #[inline]
+    pub(crate) fn role(&self) -> Role {
+        self.role
+    }
+
+    /// This driver's clock now (its paused time, if paused).
+    #[inline]
+    pub(crate) fn now(&self) -> StdInstant {
+        self.clock.now()
+    }
+
+    /// Whether the clock is paused now.
+    pub(crate) fn is_paused(&self) -> bool {
+        self.clock.is_paused()
+    }
+
+    /// Whether the clock has ever been paused (then its instants may run
+    /// ahead of `std`'s).
+    pub(crate) fn paused_ever(&self) -> bool {
+        self.clock.paused_ever()
+    }
+
+    /// Pauses the clock; `false` if it already was.
+    pub(crate) fn pause(&self) -> bool {
+        self.clock.pause()
+    }
+
+    /// Resumes the clock; `false` if it was not paused.
+    pub(crate) fn resume(&self) -> bool {
+        self.clock.resume()
+    }
+
+    /// Moves the paused clock forward by `by`, firing nothing; `false` if
+    /// it is not paused.
+    pub(crate) fn advance(&self, by: Duration) -> bool {
+        self.clock.advance(by)
+    }
+
+    /// The instant tick `tick` of this driver's clock starts.
+    pub(crate) fn instant_of(&self, tick: Tick) -> StdInstant {
+        self.clock.instant_of(tick)
+    }
+
+    /// Fires every timer due by the clock now; returns how many.
+    pub(crate) fn process_now(&self) -> usize {
+        self.process_at(self.clock.tick_floor(self.clock.now()))
     }
 
     /// Files a timer due at `deadline`, to wake `waker`. `now` is a tick the
@@ -170,7 +255,7 @@ impl Shared {
         }
         let waker = waker.clone();
         let mut inner = lock(&self.inner);
-        if self.foreign {
+        if self.role == Role::Foreign {
             // The foreign timer thread may find this shard busy here.
             crate::loom::switch_point();
         }
@@ -253,10 +338,10 @@ impl Shared {
     }
 
     /// Whether a timer filed now goes in without slack: on a runtime's
-    /// clock that has been paused (see [`Shared::pausable`]).
+    /// clock that has been paused (see [`Role::CurrentThread`]).
     #[inline]
     fn exact_when_filed(&self) -> bool {
-        self.pausable && self.clock.paused_ever()
+        self.role == Role::CurrentThread && self.clock.paused_ever()
     }
 
     /// Cancels a pending timer that became due by a reset to the past and

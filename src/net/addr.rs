@@ -41,6 +41,7 @@ pub(crate) mod sealed {
     use super::*;
 
     /// How the addresses are found.
+    #[derive(Debug)]
     pub enum Lookup {
         /// Already known: no lookup needed.
         Done(io::Result<Vec<SocketAddr>>),

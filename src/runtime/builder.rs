@@ -9,7 +9,7 @@ use super::blocking;
 use super::park::Parker;
 use super::scheduler::{current, multi, Scheduler};
 use super::{Handle, Runtime};
-use crate::driver::{check_resolution, Driver, TimerSlack};
+use crate::driver::{check_resolution, Driver, Role, TimerSlack};
 
 /// The runtime's default tick: deadlines round up to a multiple of it.
 /// A thousandth of tokio's millisecond, so a short sleep can wake within
@@ -85,7 +85,7 @@ impl Builder {
     /// Tasks spawned from a worker run there unless an idle worker takes
     /// them; tasks spawned from elsewhere go to a shared queue. A timer
     /// files with the worker that first polls it, so workers never contend
-    /// on one timer lock. [`time::pause`](crate::time::pause) is not
+    /// on one timer lock. `time::pause` (feature `test-util`) is not
     /// available (it panics): use a current-thread runtime for tests that
     /// move the clock by hand.
     ///
@@ -404,9 +404,8 @@ impl Builder {
         let time = self.enable_time.then(|| {
             let unpark = unpark.clone();
             let driver = Driver::for_runtime(
+                Role::CurrentThread,
                 self.timer_resolution,
-                true,
-                0,
                 self.timer_slack,
                 Box::new(move || unpark.unpark()),
             );

@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::driver::Handle;
+use crate::driver::{Handle, Role};
 
 /// Pauses the current runtime's clock; like `tokio::time::pause`.
 ///
@@ -44,7 +44,7 @@ use crate::driver::Handle;
 pub fn pause() {
     let handle = pausable("pause");
     assert!(
-        handle.shared.clock.pause(),
+        handle.shared.pause(),
         "lawn_rt: `time::pause()`: time is already paused"
     );
 }
@@ -71,7 +71,7 @@ pub fn pause() {
 pub fn resume() {
     let handle = pausable("resume");
     assert!(
-        handle.shared.clock.resume(),
+        handle.shared.resume(),
         "lawn_rt: `time::resume()`: time is not paused"
     );
 }
@@ -108,7 +108,7 @@ pub fn resume() {
 pub fn advance(duration: Duration) -> Advance {
     let handle = pausable("advance");
     assert!(
-        handle.shared.clock.is_paused(),
+        handle.shared.is_paused(),
         "lawn_rt: `time::advance()` needs a paused clock; call `time::pause()` first (or \
          build the runtime with `start_paused(true)`)"
     );
@@ -151,10 +151,10 @@ impl Future for Advance {
         self.advanced = true;
         let shared = &self.handle.shared;
         assert!(
-            shared.clock.advance(self.by),
+            shared.advance(self.by),
             "lawn_rt: `time::advance()`: time is not paused (it was resumed)"
         );
-        shared.process_at(shared.clock.tick_floor(shared.clock.now()));
+        shared.process_now();
         // Let the tasks of the timers just fired run first.
         cx.waker().wake_by_ref();
         Poll::Pending
@@ -166,14 +166,15 @@ impl Future for Advance {
 fn pausable(what: &str) -> Handle {
     // Panics (here, at the caller's line) inside a runtime without time.
     let handle = Handle::current();
-    if handle.shared.group != 0 {
+    let role = handle.shared.role();
+    if matches!(role, Role::WorkerShard(_)) {
         panic!(
             "lawn_rt: `time::{what}()` is not available on a multi_thread runtime: its workers' \
              clocks cannot stop together; use a current_thread runtime (`#[lawn_rt::test]`'s \
              default, or `Builder::new_current_thread()`)"
         );
     }
-    if !handle.shared.pausable {
+    if role != Role::CurrentThread {
         panic!(
             "lawn_rt: `time::{what}()` needs a current_thread lawn_rt runtime (such as \
              `#[lawn_rt::test]`'s); none is entered on this thread (a bare `Driver` has its own \

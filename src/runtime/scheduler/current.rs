@@ -276,7 +276,7 @@ impl Inner {
         if idle {
             plan = match time {
                 None => Park::Until(None),
-                Some(shared) if shared.clock.is_paused() => {
+                Some(shared) if shared.is_paused() => {
                     for_blocking = self.blocking_inflight.load(SeqCst) > 0;
                     if for_blocking {
                         shared.begin_park_paused(None)
@@ -296,9 +296,9 @@ impl Inner {
             parked = self.set_parked(woken, for_blocking);
             if parked {
                 let (now, real) = match time {
-                    Some(shared) if shared.clock.paused_ever() => {
+                    Some(shared) if shared.paused_ever() => {
                         core.parker.forget_armed();
-                        (shared.clock.now(), false)
+                        (shared.now(), false)
                     }
                     _ => (StdInstant::now(), true),
                 };
@@ -341,9 +341,9 @@ impl Inner {
         let Some(next) = shared.next_deadline() else {
             return Err(None);
         };
-        let at = shared.clock.instant_of(next);
-        let now = shared.clock.now();
-        let moved = at > now && shared.clock.advance(at - now);
+        let at = shared.instant_of(next);
+        let now = shared.now();
+        let moved = at > now && shared.advance(at - now);
         let fired = self.fire_timers();
         // A timer the clock cannot reach (beyond what an `Instant` holds)
         // must not make this spin.

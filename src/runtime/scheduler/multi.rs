@@ -54,7 +54,7 @@ use std::time::{Duration, Instant as StdInstant};
 use super::owned::Owned;
 use super::poll_budgeted;
 use super::survive;
-use crate::driver::{Driver, Park, TimerSlack};
+use crate::driver::{Driver, Park, Role, ShardGroup, TimerSlack};
 use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
 use crate::loom::{lock, Mutex};
@@ -128,21 +128,14 @@ pub(crate) struct Config {
 impl Shared {
     /// Builds the workers' event loops and drivers and starts their threads.
     pub(crate) fn start(config: Config, blocking: blocking::Pool) -> io::Result<super::Scheduler> {
-        static GROUP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
-        let group = GROUP.fetch_add(1, SeqCst);
+        let role = Role::WorkerShard(ShardGroup::unique());
         let mut remotes = Vec::with_capacity(config.workers);
         let mut cores = Vec::with_capacity(config.workers);
         for index in 0..config.workers {
             let (parker, unpark, io) = Parker::new(config.enable_io)?;
             let time = config.time.map(|(resolution, slack)| {
                 let unpark = unpark.clone();
-                Driver::for_runtime(
-                    resolution,
-                    false,
-                    group,
-                    slack,
-                    Box::new(move || unpark.unpark()),
-                )
+                Driver::for_runtime(role, resolution, slack, Box::new(move || unpark.unpark()))
             });
             remotes.push(Remote {
                 queue: Mutex::new(VecDeque::new()),
