@@ -35,7 +35,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::task::Waker;
 
 use super::clock::Tick;
-use super::shared::{Inner, Shared};
+use super::shared::{Locked, Shared};
 use crate::lawn::TimerKey;
 use crate::loom::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
 use crate::loom::{lock, thread, wait, Condvar, MutexGuard};
@@ -114,7 +114,7 @@ impl Shared {
             if inner.shutdown {
                 break;
             }
-            let Inner { levels, batch, .. } = &mut *inner;
+            let Locked { levels, batch, .. } = &mut *inner;
             batch.keys.clear();
             while wakers.len() < BATCH {
                 let Some((key, waker)) = levels.pop_expired(now.0) else {
@@ -169,7 +169,7 @@ impl Shared {
         woken
     }
 
-    fn wait_for_batch_end<'a>(&self, mut inner: MutexGuard<'a, Inner>) -> MutexGuard<'a, Inner> {
+    fn wait_for_batch_end<'a>(&self, mut inner: MutexGuard<'a, Locked>) -> MutexGuard<'a, Locked> {
         let started = inner.batch.started;
         inner.batch.waiters += 1;
         while inner.batch.firing.is_some() && inner.batch.started == started {
@@ -206,9 +206,9 @@ impl Shared {
 
     fn forget_handed_out<'a>(
         &self,
-        mut inner: MutexGuard<'a, Inner>,
+        mut inner: MutexGuard<'a, Locked>,
         key: TimerKey,
-    ) -> MutexGuard<'a, Inner> {
+    ) -> MutexGuard<'a, Locked> {
         let Some(firing) = inner.batch.firing else {
             return inner;
         };

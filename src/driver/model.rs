@@ -21,6 +21,18 @@ pub struct ForeignSet(Arc<Foreign>);
 /// What [`ForeignSet::plan`] planned.
 pub struct ForeignPlan(Plan);
 
+impl std::fmt::Debug for ForeignSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForeignSet").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ForeignPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ForeignPlan").field(&self.sleep()).finish()
+    }
+}
+
 /// A fresh [`ForeignSet`].
 pub fn foreign(slack: TimerSlack) -> ForeignSet {
     ForeignSet(Arc::new(Foreign::new(slack)))

@@ -2,14 +2,14 @@
 //! wakers, and the protocol by which futures and the driver use it.
 //!
 //! Ground rules:
-//! - `inner` (one mutex) guards the Lawn and every field of [`Inner`].
+//! - `inner` (one mutex) guards the Lawn and every field of [`Locked`].
 //!   Every registration reads its tick under this lock (`max` of the
 //!   caller's tick and the Lawn's latest), so ticks filed into one bucket
 //!   never decrease and each bucket stays deadline-ordered.
 //! - No waker is woken, cloned or dropped while the lock is held: wakers
 //!   leave the Lawn under the lock and are woken or dropped after it is
 //!   released, so a waker may drop or register timers.
-//! - `shut_down` mirrors `Inner::shutdown` (set under the lock, never
+//! - `shut_down` mirrors `Locked::shutdown` (set under the lock, never
 //!   cleared) so a poll can see it without locking.
 //! - `parked_until` is the tick the parked driver wakes at on its own
 //!   (`u64::MAX`: only when unparked). A registration that would be too
@@ -42,14 +42,14 @@ pub(crate) struct Shared {
     pub(super) clock: Clock,
     /// What this driver is for (see [`Role`]).
     role: Role,
-    pub(super) inner: Mutex<Inner>,
+    pub(super) inner: Mutex<Locked>,
     /// How the parked driver is told to look again.
     unpark: Unpark,
     /// The wake batch in flight, if any (see `batch.rs`).
     pub(super) batch: Batch,
     /// Set once the driver has shut down.
     shut_down: AtomicBool,
-    /// `Inner::parked_until`, for readers without the lock: the tick the
+    /// `Locked::parked_until`, for readers without the lock: the tick the
     /// parked driver wakes at (`u64::MAX`: only when unparked), or
     /// [`NOT_PARKED`].
     parked_hint: AtomicU64,
@@ -58,7 +58,8 @@ pub(crate) struct Shared {
     shrink_hold: u64,
 }
 
-pub(super) struct Inner {
+/// What the driver's lock guards: the timers and the park and batch state.
+pub(super) struct Locked {
     /// The pending timers, one Lawn per slack level.
     pub(super) levels: Levels<Waker>,
     pub(super) shutdown: bool,
@@ -170,7 +171,7 @@ impl Shared {
         Shared {
             clock: Clock::new(options.resolution),
             role: options.role,
-            inner: Mutex::new(Inner {
+            inner: Mutex::new(Locked {
                 levels: Levels::new(options.slack, options.resolution.as_nanos() as u64),
                 shutdown: false,
                 parked_until: None,
@@ -462,7 +463,7 @@ impl Shared {
         self.end_park_locked(&mut lock(&self.inner));
     }
 
-    fn end_park_locked(&self, inner: &mut MutexGuard<'_, Inner>) {
+    fn end_park_locked(&self, inner: &mut MutexGuard<'_, Locked>) {
         inner.end_park();
         self.publish_parked(inner);
     }
@@ -506,14 +507,14 @@ impl Shared {
         true
     }
 
-    fn publish_parked(&self, inner: &Inner) {
+    fn publish_parked(&self, inner: &Locked) {
         let hint = inner.parked_until.map_or(NOT_PARKED, |until| until.max(1));
         self.parked_hint.store(hint, Ordering::Release);
     }
 
     /// Plans a park (see [`begin_park`](Shared::begin_park)) and records
     /// it in `parked_until`: the tick to wake at, or not parked on `Skip`.
-    fn plan_park(&self, inner: &mut Inner, max: Option<Duration>) -> Park {
+    fn plan_park(&self, inner: &mut Locked, max: Option<Duration>) -> Park {
         let park = self.plan_park_until(inner, max);
         inner.parked_until = match park {
             Park::Skip => None,
@@ -523,7 +524,7 @@ impl Shared {
         park
     }
 
-    fn plan_park_until(&self, inner: &mut Inner, max: Option<Duration>) -> Park {
+    fn plan_park_until(&self, inner: &mut Locked, max: Option<Duration>) -> Park {
         if inner.shutdown || std::mem::take(&mut inner.notified) {
             return Park::Skip;
         }
@@ -599,7 +600,7 @@ impl Shared {
     }
 }
 
-impl Inner {
+impl Locked {
     fn end_park(&mut self) {
         self.parked_until = None;
         self.notified = false;

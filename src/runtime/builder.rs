@@ -383,7 +383,7 @@ impl Builder {
         );
         let inner = match self.flavor {
             Flavor::CurrentThread => self.build_current_thread(blocking)?,
-            Flavor::MultiThread => multi::Shared::start(
+            Flavor::MultiThread => multi::MultiThread::start(
                 multi::Config {
                     workers: self.worker_threads.unwrap_or_else(default_workers),
                     enable_io: self.enable_io,
@@ -414,7 +414,7 @@ impl Builder {
             }
             driver
         });
-        let inner = current::Inner::new(parker, unpark, time, blocking, io);
+        let inner = current::CurrentThread::new(parker, unpark, time, blocking, io);
         Ok(Scheduler::Current(Arc::new(inner)))
     }
 

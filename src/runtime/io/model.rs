@@ -10,6 +10,12 @@ use super::readiness::{Direction, Ready, ReadyEvent, ScheduledIo, WaiterKey};
 /// One socket's readiness, as [`crate::net`]'s sockets hold it.
 pub struct Readiness(ScheduledIo);
 
+impl std::fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Readiness").finish_non_exhaustive()
+    }
+}
+
 /// What a readiness poll saw: kept by an operation so that its
 /// `WouldBlock` clears only what it saw.
 #[derive(Clone, Copy, Debug)]

@@ -48,7 +48,9 @@ const EVENT_INTERVAL: u32 = 61;
 /// woken from other threads).
 const INJECT_INTERVAL: u32 = 31;
 
-pub(crate) struct Inner {
+/// A current-thread scheduler: what its handles share (the driving
+/// thread's own part is [`Core`]).
+pub(crate) struct CurrentThread {
     inject: Mutex<Inject>,
     /// Length of `inject.queue`, readable without the lock (a hint).
     inject_len: AtomicUsize,
@@ -86,15 +88,15 @@ pub(crate) struct Core {
     queue: VecDeque<TaskRef>,
 }
 
-impl Inner {
+impl CurrentThread {
     pub(crate) fn new(
         parker: Parker,
         unpark: Unpark,
         time: Option<Driver>,
         blocking: blocking::Pool,
         io: Option<Arc<io::Driver>>,
-    ) -> Inner {
-        Inner {
+    ) -> CurrentThread {
+        CurrentThread {
             inject: Mutex::new(Inject {
                 queue: VecDeque::new(),
                 parked: false,
@@ -118,7 +120,7 @@ impl Inner {
     }
 
     fn id(&self) -> usize {
-        self as *const Inner as usize
+        self as *const CurrentThread as usize
     }
 
     /// Adds a new task to the owned set; `false` (and the task cancelled)
@@ -129,7 +131,7 @@ impl Inner {
 
     /// Counts a blocking task in (see `blocking_inflight`); its
     /// [`BlockingSchedule`] counts it out once it has completed.
-    pub(crate) fn blocking_started(self: &Arc<Inner>) -> BlockingSchedule {
+    pub(crate) fn blocking_started(self: &Arc<CurrentThread>) -> BlockingSchedule {
         self.blocking_inflight.fetch_add(1, SeqCst);
         BlockingSchedule(self.clone())
     }
@@ -176,7 +178,7 @@ impl Inner {
     /// Runs `future` to completion on this thread, driving the runtime's
     /// tasks, timers and I/O meanwhile (or, while another thread drives
     /// it, waiting for the seat).
-    pub(crate) fn block_on<F: Future>(self: &Arc<Inner>, future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(self: &Arc<CurrentThread>, future: F) -> F::Output {
         let mut future = std::pin::pin!(future);
         let signal = Arc::new(Signal {
             woken: AtomicBool::new(true),
@@ -422,7 +424,7 @@ impl Inner {
     }
 }
 
-impl Schedule for Inner {
+impl Schedule for CurrentThread {
     fn schedule(&self, task: TaskRef) {
         let mut task = Some(task);
         context::with_local(self.id(), |l| l.queue.extend(task.take()));
@@ -439,7 +441,7 @@ impl Schedule for Inner {
 /// The waker of a `block_on` future.
 struct Signal {
     woken: AtomicBool,
-    inner: Arc<Inner>,
+    inner: Arc<CurrentThread>,
 }
 
 impl Wake for Signal {
@@ -461,12 +463,12 @@ impl Wake for Signal {
 /// Holds the core while this thread drives; gives it back (and the local
 /// queue with it) when dropped, also on a panic.
 struct Driving<'a> {
-    inner: &'a Inner,
+    inner: &'a CurrentThread,
     core: Option<Core>,
 }
 
 impl<'a> Driving<'a> {
-    fn start(inner: &'a Inner, mut core: Core) -> Driving<'a> {
+    fn start(inner: &'a CurrentThread, mut core: Core) -> Driving<'a> {
         context::start_driving(inner.id(), 0, std::mem::take(&mut core.queue));
         Driving {
             inner,
@@ -516,7 +518,7 @@ impl Drop for Driving<'_> {
 /// its only poll); its completion counts it out of `blocking_inflight`,
 /// after its handle has been told (so a paused clock cannot auto-advance
 /// between the two), and lets a paused runtime reconsider auto-advancing.
-pub(crate) struct BlockingSchedule(Arc<Inner>);
+pub(crate) struct BlockingSchedule(Arc<CurrentThread>);
 
 impl Schedule for BlockingSchedule {
     fn schedule(&self, task: TaskRef) {

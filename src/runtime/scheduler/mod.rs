@@ -24,8 +24,8 @@ use crate::driver::Driver;
 /// A runtime's scheduler, of either flavor.
 #[derive(Clone)]
 pub(crate) enum Scheduler {
-    Current(Arc<current::Inner>),
-    Multi(Arc<multi::Shared>),
+    Current(Arc<current::CurrentThread>),
+    Multi(Arc<multi::MultiThread>),
 }
 
 /// What a thread entering a runtime makes current there: a timer driver

@@ -69,8 +69,8 @@ const EVENT_INTERVAL: u32 = 61;
 /// Every this many tasks, the inject queue goes first.
 const INJECT_INTERVAL: u32 = 31;
 
-/// The state every worker and handle shares.
-pub(crate) struct Shared {
+/// A multi-thread scheduler: the state every worker and handle shares.
+pub(crate) struct MultiThread {
     workers: Box<[Remote]>,
     inject: Mutex<Inject>,
     /// Length of `inject.queue`, readable without the lock.
@@ -125,7 +125,7 @@ pub(crate) struct Config {
     pub(crate) stack_size: Option<usize>,
 }
 
-impl Shared {
+impl MultiThread {
     /// Builds the workers' event loops and drivers and starts their threads.
     pub(crate) fn start(config: Config, blocking: blocking::Pool) -> io::Result<super::Scheduler> {
         let role = Role::WorkerShard(ShardGroup::unique());
@@ -150,7 +150,7 @@ impl Shared {
                 steal_from: index + 1,
             });
         }
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(MultiThread {
             workers: remotes.into_boxed_slice(),
             inject: Mutex::new(Inject {
                 queue: VecDeque::new(),
@@ -199,7 +199,7 @@ impl Shared {
     }
 
     fn id(&self) -> usize {
-        self as *const Shared as usize
+        self as *const MultiThread as usize
     }
 
     pub(crate) fn bind(&self, task: &TaskRef) -> bool {
@@ -540,7 +540,7 @@ fn run_worker(handle: crate::runtime::Handle, mut core: Core) {
     drop(deferred);
 }
 
-impl Schedule for Shared {
+impl Schedule for MultiThread {
     fn schedule(&self, task: TaskRef) {
         match context::worker_index(self.id()) {
             Some(index) => self.push_local(index, task),
