@@ -67,7 +67,7 @@
 //!
 //! A timer registers on its first poll: under the driver's one lock, its
 //! waker is appended to the Lawn bucket of its TTL, counted in ticks
-//! (1 µs in a runtime, 1 ms elsewhere by default; rounded up so nothing
+//! (1 µs by default, 1 ms for a bare [`Driver`](driver::Driver); rounded up so nothing
 //! fires early), in the Lawn of its *slack level*: how late it may fire
 //! to share a wake-up, a fraction of its TTL (see
 //! [`TimerSlack`](runtime::TimerSlack)). Dropping it unlinks it in O(1). A

@@ -3,9 +3,15 @@
 //! Under `cfg(loom)` the driver's locks, condition variables, atomics,
 //! thread-locals and threads come from [loom](https://docs.rs/loom), so the
 //! models in `loom-tests/` exercise the real driver and runtime code;
-//! otherwise they are the `std` ones. Everything in `driver`, `time` and
-//! `runtime` imports from here (`Arc` excepted where a `Waker` is made
-//! from it: `std::task::Wake` needs `std`'s).
+//! otherwise they are the `std` ones. Every lock, condition variable,
+//! atomic that hands something between threads, thread-local and thread
+//! in `driver`, `time` and `runtime` comes from here. `Arc` is the
+//! exception outside the driver: the runtime's tasks, schedulers, I/O
+//! slots and blocking pool hold `std::sync::Arc` (a task's `Waker` is made
+//! from its `Arc` through `std::task::Wake`, which needs `std`'s, and the
+//! rest shares those types); loom then models their accesses, not their
+//! reference counts. Process-wide id counters (task ids, shard groups)
+//! are `std` atomics: they are no hand-off, and loom's cannot be statics.
 
 #[cfg(loom)]
 pub(crate) use loom::{

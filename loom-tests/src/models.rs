@@ -398,7 +398,7 @@ pub fn shutdown_vs_registration() {
 /// thread registers the first timer on its shard. The registration wakes
 /// the sleeping thread (a lost wake-up shows as a deadlock), and the timer
 /// fires on time.
-pub fn fallback_hand_off() {
+pub fn timer_thread_hand_off() {
     let set = model::foreign(TimerSlack::NONE);
     let shard = set.new_shard();
     model::pause(&shard);

@@ -1,6 +1,6 @@
-//! The harness can fail: built with `--cfg lawn_rt_broken`, the driver
-//! carries deliberately broken variants (`planted` in `lawn_rt`'s
-//! `driver/mod.rs`), each planted alone in a child process that names it
+//! The harness can fail: built with `--cfg lawn_rt_broken`, the driver and
+//! the runtime carry deliberately broken variants (`planted` in `lawn_rt`'s
+//! `driver/mod.rs`, used by both), each planted alone in a child process that names it
 //! in `LAWN_RT_PLANTED`, and the model that races it must report it:
 //! - `canceller`: a canceller does not wait for a waker call in progress
 //!   (`forget_handed_out`, `driver/batch.rs`): the drop-vs-expiry models
@@ -136,7 +136,7 @@ fn the_slack_model_catches_a_registration_that_does_not_unpark() {
 fn the_hand_off_model_catches_an_unpark_that_is_not_remembered() {
     assert_caught(
         "the_hand_off_model_catches_an_unpark_that_is_not_remembered",
-        fallback_hand_off,
+        timer_thread_hand_off,
         "unpark",
         DEADLOCK,
     );

@@ -5,8 +5,8 @@
 use loom_tests::*;
 
 #[test]
-fn model_6_fallback_hand_off() {
-    model(fallback_hand_off);
+fn model_6_timer_thread_hand_off() {
+    model(timer_thread_hand_off);
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Models 8 and 9: a multi-thread runtime's timer shards, used across
-//! workers, and a registration that relies on its slack racing a park.
+//! Models 8, 8b and 9: a multi-thread runtime's timer shards, used across
+//! workers (a drop, and a reset that must wake the parked worker), and a
+//! registration that relies on its slack racing a park.
 #![cfg(loom)]
 
 use loom_tests::*;

@@ -1,8 +1,10 @@
 //! [`Handle`]: how timers find their driver, and the thread-local context.
 //!
-//! Ground rules: the context is a per-thread stack of handles kept by
-//! [`EnterGuard`]s; a guard restores what it replaced, so guards must drop in
-//! reverse order of creation (they are `!Send` to keep them on their thread).
+//! Ground rules: the context is one thread-local slot (the entered driver,
+//! or "time disabled"); each [`EnterGuard`] remembers what it replaced and
+//! puts it back on drop, so entering nests like a stack and guards must
+//! drop in reverse order of creation (they are `!Send` to keep them on
+//! their thread).
 
 use std::cell::RefCell;
 use std::fmt;

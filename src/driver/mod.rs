@@ -1,5 +1,5 @@
-//! The timer driver: a Lawn of wakers behind one lock, a clock, and the
-//! [`Handle`] that timers use to reach it.
+//! The timer driver: a Lawn of wakers per slack level behind one lock, a
+//! clock, and the [`Handle`] that timers use to reach it.
 //!
 //! Most programs never touch this module: a `lawn_rt` runtime owns a driver
 //! and turns it in its park loop, and outside a runtime (under tokio, smol,

@@ -25,7 +25,8 @@
 //! `latest = min over levels (earliest deadline + level slack)`, the moment
 //! the tightest timer would be too late. It wakes at the last level head at
 //! or before `latest`, and fires everything due by then. A lone timer is
-//! woken at its deadline exactly; timers that crowd together share a
+//! woken at its deadline rounded up to its level's unit (a small fraction
+//! of its slack; see [`Levels`]); timers that crowd together share a
 //! wake-up as long as each one's slack allows it.
 //!
 //! Ground rules: [`Levels`] is plain data, guarded by the driver lock. Keys
@@ -183,7 +184,8 @@ impl fmt::Debug for TimerSlack {
 /// Each level's Lawn counts in its own unit, [`UNITS_PER_SLACK`] to the
 /// level's slack (rounded down; at least the driver's tick): a timer's
 /// deadline is rounded up to that unit, which the level's slack pays for.
-/// So a level's Lawn sees TTLs of 128 to 256 units, well inside its exact
+/// So a level's Lawn sees TTLs of `UNITS_PER_SLACK × divisor` units up to
+/// twice that (64 to 128 with the default divisor 4), well inside its exact
 /// near window (4,096 units): no class-bucket keys, no re-filing, and each
 /// head is an exact deadline, so a planned wake-up always fires something.
 /// Only the top level (TTLs without bound) also uses class buckets.

@@ -96,16 +96,20 @@
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
-//!   chunks of 32 and each bucket fills a chunk of its own (once it holds
-//!   16 timers, when over 8 buckets are live: the first few timers of the
-//!   buckets of a sparse Lawn share chunks), so the timers of
-//!   one bucket lie in memory in the order they expire (with ten
+//!   chunks of 32 and each bucket fills a chunk of its own, so the timers
+//!   of one bucket lie in memory in the order they expire (with ten
 //!   interleaved TTLs at 1e6 timers this cut the cost of an expiry about
-//!   threefold). A chunk is reused once half of
-//!   it is free, so the slab holds at most `2 × peak timers + 32 × min(buckets, 8)`
-//!   slots (plus 32 per bucket over 8 timers); free chunks at its end are cut off as soon as they empty, and
-//!   capacity is halved when a whole epoch (as many chunk openings and
-//!   cuttings as the capacity holds chunks) never used a quarter of it:
+//!   threefold); but once 8 or more buckets are in the bucket heap (the
+//!   near window's slots not counted), a bucket takes its first 15 timers'
+//!   slots from chunks all small buckets share, so a sparse Lawn does not
+//!   pay a chunk per timer. A chunk is reused once half of it is free, so
+//!   the slab holds at most `2 × peak timers` slots plus one partly used
+//!   chunk per bucket with a chunk of its own; the slab grows by half, in
+//!   whole chunks; free chunks at its end are cut off as soon as they
+//!   empty, an emptied slab of more than 4 chunks starts again from its
+//!   first slot, and capacity goes down to twice the peak (at least 1,024
+//!   slots) when a whole epoch (as many chunk openings and cuttings as the
+//!   capacity holds chunks) never used a quarter of it:
 //!   memory goes back once load has stayed low for a while, while a load
 //!   that empties and refills the slab keeps its pages. Slots never
 //!   move (keys are indexes), so one long-lived timer near the end of the

@@ -4,8 +4,9 @@
 //!
 //! Moving from tokio is a change of path. The differences are underneath:
 //! timers live in a [`Lawn`](crate::lawn::Lawn), and they work in any
-//! executor: where no `lawn_rt` driver is entered, a fallback driver thread
-//! (`lawn-rt-timer`, started by the first timer that registers) serves them.
+//! executor: where no `lawn_rt` driver is entered, a timer files in the
+//! polling thread's own *foreign shard*, and one thread (`lawn-rt-timer`,
+//! started by the first timer that registers) fires every thread's shard.
 //!
 //! ```
 //! use lawn_rt::time::{interval, sleep, timeout, Duration};
@@ -26,11 +27,11 @@
 //! # The timer contract
 //!
 //! - A timer never completes early: only once [`Instant::now`] has reached
-//!   its deadline. Deadlines are rounded up to the driver's tick (by
-//!   default 1 µs in a runtime, 1 ms for the fallback driver).
+//!   its deadline. Deadlines are rounded up to the driver's tick (1 µs in
+//!   a runtime and a foreign shard by default; 1 ms for a bare `Driver`).
 //! - A timer is late by at most its *slack* (plus the OS's wake-up
-//!   latency) when the runtime is otherwise idle: in a runtime,
-//!   `slack(ttl)` is the largest of 0, 16, 32, 64, 128, 256, 512 µs and
+//!   latency) when the runtime is otherwise idle: in a runtime and a
+//!   foreign shard, `slack(ttl)` is the largest of 0, 16, 32, 64, 128, 256, 512 µs and
 //!   1 ms not above `min(ttl / 4, 1 ms)` by default, so a `sleep(1 ms)`
 //!   wakes within 128 µs and nothing is later than tokio's 1 ms tick.
 //!   Timers whose windows overlap share one wake-up; a lone timer is

@@ -19,15 +19,15 @@ use crate::time::Instant;
 /// no driver was entered belongs to the runtime it is first polled in, so
 /// `rt.block_on(sleep(d))` uses `rt`'s clock), and completes once
 /// [`Instant::now`] has reached its deadline, never before. The deadline is
-/// rounded up to the driver's tick (by default 1 µs in a runtime, 1 ms for
-/// the fallback driver). In a runtime it may fire a little after it, by the
+/// rounded up to the driver's tick (by default 1 µs in a runtime and a
+/// foreign shard, 1 ms for a bare `Driver`). It may fire a little after it, by the
 /// slack its TTL allows (at most 1 ms by default; see
 /// [`TimerSlack`](crate::runtime::TimerSlack)), to share a wake-up. `Duration::MAX` (or
 /// any duration the clock cannot represent) sleeps about 30 years, without
 /// overflow or panic.
 ///
-/// Works in any executor: outside a `lawn_rt` runtime a fallback driver
-/// thread serves it.
+/// Works in any executor: outside a `lawn_rt` runtime it files in the
+/// polling thread's foreign shard, which the `lawn-rt-timer` thread fires.
 ///
 /// # Examples
 ///
