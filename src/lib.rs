@@ -102,10 +102,14 @@ extern crate self as lawn_rt;
 
 mod coop;
 pub mod driver;
+#[cfg(not(loom))]
+pub mod fs;
 pub mod lawn;
 mod loom;
 pub mod net;
 pub mod runtime;
+#[cfg(all(unix, not(loom)))]
+pub mod signal;
 pub mod task;
 pub mod time;
 

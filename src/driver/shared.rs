@@ -213,11 +213,13 @@ impl Shared {
     }
 
     /// Pauses the clock; `false` if it already was.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::pause` and the loom models
     pub(crate) fn pause(&self) -> bool {
         self.clock.pause()
     }
 
     /// Resumes the clock; `false` if it was not paused.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::pause` and the loom models
     pub(crate) fn resume(&self) -> bool {
         self.clock.resume()
     }
@@ -234,6 +236,7 @@ impl Shared {
     }
 
     /// Fires every timer due by the clock now; returns how many.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::pause` and the loom models
     pub(crate) fn process_now(&self) -> usize {
         self.process_at(self.clock.tick_floor(self.clock.now()))
     }

@@ -1,0 +1,1 @@
+//! Asynchronous signal handling, like `tokio::signal` (being written).
