@@ -104,6 +104,8 @@ mod coop;
 pub mod driver;
 #[cfg(not(loom))]
 pub mod fs;
+#[cfg(feature = "tokio-io")]
+pub mod io;
 pub mod lawn;
 mod loom;
 pub mod net;

@@ -74,8 +74,18 @@ pub(super) struct Locked {
 /// elsewhere (a runtime's `mio::Waker`).
 pub(crate) enum Unpark {
     Condvar(Condvar),
-    Hook(Box<dyn Fn() + Send + Sync>),
+    Hook(Hook),
 }
+
+/// An event loop's unpark hook. Declared unwind-safe (so that a `Runtime`
+/// is, as tokio's is, and `catch_unwind(|| rt.block_on(..))` compiles):
+/// the hook only wakes a parked loop, so a panic inside it (a caught one,
+/// in a `catch_unwind` around the runtime) leaves no state half-updated
+/// that the driver would later read.
+pub(crate) struct Hook(Box<dyn Fn() + Send + Sync>);
+
+impl std::panic::UnwindSafe for Hook {}
+impl std::panic::RefUnwindSafe for Hook {}
 
 /// What a driver is for: who turns it, whether `time::pause` may stop its
 /// clock, and which timers it takes over on their first poll (see
@@ -179,7 +189,7 @@ impl Shared {
                 batch: Default::default(),
             }),
             unpark: match options.unpark {
-                Some(hook) => Unpark::Hook(hook),
+                Some(hook) => Unpark::Hook(Hook(hook)),
                 None => Unpark::Condvar(Condvar::new()),
             },
             batch: Batch::new(),
@@ -570,7 +580,7 @@ impl Shared {
     fn wake_parked(&self) {
         match &self.unpark {
             Unpark::Condvar(condvar) => condvar.notify_all(),
-            Unpark::Hook(hook) => hook(),
+            Unpark::Hook(Hook(hook)) => hook(),
         }
     }
 

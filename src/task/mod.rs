@@ -17,8 +17,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+mod join_set;
+mod local;
+
 pub use crate::runtime::task::{AbortHandle, JoinError, JoinHandle};
 use crate::runtime::{context, Handle};
+pub use join_set::JoinSet;
+pub use local::{spawn_local, LocalEnterGuard, LocalSet};
 
 /// Spawns `future` as a task on the current runtime; like `tokio::spawn`.
 ///

@@ -52,14 +52,15 @@ impl<T> Slot<T> {
 }
 
 /// The typed side of a task, for its handles.
-trait JoinSide<T>: Send + Sync {
+trait JoinSide<T> {
     fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>>;
     fn detach(&self);
     fn is_finished(&self) -> bool;
 }
 
-/// The untyped side, for [`AbortHandle`].
-trait AbortSide: Send + Sync {
+/// The untyped side, for [`AbortHandle`] (also implemented by a
+/// `LocalSet`'s tasks, `task::local`).
+pub(crate) trait AbortSide: Send + Sync {
     fn abort(self: Arc<Self>);
     fn is_finished(&self) -> bool;
 }
@@ -113,6 +114,73 @@ where
     }
 }
 
+/// The join slot of a task the runtime does not run (a `LocalSet`'s,
+/// whose future is `!Send`): shared by its [`JoinHandle`] and whoever runs
+/// it. It holds only the output, so it is `Send` and `Sync` exactly when
+/// the output is `Send`, and so is the handle.
+pub(crate) struct LocalSlot<T> {
+    slot: Mutex<Slot<T>>,
+}
+
+impl<T> LocalSlot<T> {
+    pub(crate) fn new() -> LocalSlot<T> {
+        LocalSlot {
+            slot: Mutex::new(Slot::default()),
+        }
+    }
+
+    /// Stores the task's result (drops it if the handle is gone) and wakes
+    /// the handle's waker; a panic in either drop or in the waker is
+    /// swallowed, as for a runtime task.
+    pub(crate) fn finish(&self, result: Result<T, JoinError>) {
+        let (dropped, waker) = lock(&self.slot).finish(result);
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            drop(dropped);
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }));
+    }
+}
+
+impl<T> JoinSide<T> for LocalSlot<T> {
+    fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>> {
+        let mut slot = lock(&self.slot);
+        if let Some(output) = slot.output.take() {
+            slot.taken = true;
+            return Poll::Ready(output);
+        }
+        assert!(
+            !slot.taken,
+            "lawn_rt: `JoinHandle` polled again after it returned the task's output"
+        );
+        match &slot.waker {
+            Some(stored) if stored.will_wake(cx.waker()) => {}
+            _ => {
+                let old = slot.waker.replace(cx.waker().clone());
+                drop(slot);
+                drop(old);
+            }
+        }
+        Poll::Pending
+    }
+
+    fn detach(&self) {
+        let (output, waker) = {
+            let mut slot = lock(&self.slot);
+            slot.detached = true;
+            (slot.output.take(), slot.waker.take())
+        };
+        drop(output);
+        drop(waker);
+    }
+
+    fn is_finished(&self) -> bool {
+        let slot = lock(&self.slot);
+        slot.output.is_some() || slot.taken
+    }
+}
+
 impl<F> AbortSide for Task<F>
 where
     F: Future + Send + 'static,
@@ -147,10 +215,27 @@ where
 /// assert_eq!(sum, 3);
 /// ```
 pub struct JoinHandle<T> {
-    raw: Arc<dyn JoinSide<T>>,
+    raw: Raw<T>,
     abort: Arc<dyn AbortSide>,
     id: Id,
     _output: PhantomData<T>,
+}
+
+/// Where a handle's output comes from.
+enum Raw<T> {
+    /// A runtime task: the join slot is in the task.
+    Task(Arc<dyn JoinSide<T> + Send + Sync>),
+    /// A `LocalSet`'s task: the slot on its own.
+    Local(Arc<LocalSlot<T>>),
+}
+
+impl<T> Raw<T> {
+    fn side(&self) -> &dyn JoinSide<T> {
+        match self {
+            Raw::Task(task) => &**task,
+            Raw::Local(slot) => &**slot,
+        }
+    }
 }
 
 /// Aborts a task without owning its [`JoinHandle`]; like
@@ -183,7 +268,20 @@ impl<T: Send + 'static> JoinHandle<T> {
         JoinHandle {
             id: task.id,
             abort: task.clone(),
-            raw: task,
+            raw: Raw::Task(task),
+            _output: PhantomData,
+        }
+    }
+}
+
+impl<T> JoinHandle<T> {
+    /// The handle of a task the runtime does not run (see [`LocalSlot`]):
+    /// `abort` asks its runner to cancel it.
+    pub(crate) fn local(slot: Arc<LocalSlot<T>>, abort: Arc<dyn AbortSide>, id: Id) -> Self {
+        JoinHandle {
+            raw: Raw::Local(slot),
+            abort,
+            id,
             _output: PhantomData,
         }
     }
@@ -228,7 +326,7 @@ impl<T> JoinHandle<T> {
     /// });
     /// ```
     pub fn is_finished(&self) -> bool {
-        self.raw.is_finished()
+        self.raw.side().is_finished()
     }
 
     /// A handle that can abort the task, without its output.
@@ -279,7 +377,7 @@ impl<T> Future for JoinHandle<T> {
     /// If polled again after it returned `Ready`.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         std::task::ready!(coop::poll_proceed(cx));
-        let polled = self.raw.poll_join(cx);
+        let polled = self.raw.side().poll_join(cx);
         if polled.is_ready() {
             coop::made_progress();
         }
@@ -289,9 +387,17 @@ impl<T> Future for JoinHandle<T> {
 
 impl<T> Unpin for JoinHandle<T> {}
 
+// As tokio's: a handle only reads a finished task's output or aborts it,
+// through the join slot's own lock, so a panic caught around code that
+// holds one leaves nothing half-done that the handle would see.
+impl<T> std::panic::UnwindSafe for JoinHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
+impl std::panic::UnwindSafe for AbortHandle {}
+impl std::panic::RefUnwindSafe for AbortHandle {}
+
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        self.raw.detach();
+        self.raw.side().detach();
     }
 }
 
@@ -337,14 +443,14 @@ enum Repr {
 }
 
 impl JoinError {
-    pub(super) fn cancelled(id: Id) -> JoinError {
+    pub(crate) fn cancelled(id: Id) -> JoinError {
         JoinError {
             id,
             repr: Repr::Cancelled,
         }
     }
 
-    pub(super) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    pub(crate) fn panic(id: Id, payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             id,
             repr: Repr::Panic(Mutex::new(payload)),

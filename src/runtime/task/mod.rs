@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 pub use join::{AbortHandle, JoinError, JoinHandle};
+pub(crate) use join::{AbortSide, LocalSlot};
 
 use crate::coop;
 use crate::loom::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release};
@@ -76,7 +77,7 @@ impl std::fmt::Display for Id {
 }
 
 impl Id {
-    fn next() -> Id {
+    pub(crate) fn next() -> Id {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         Id(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
     }
