@@ -290,3 +290,104 @@ impl Wake for Signal {
         self.condvar.notify_all();
     }
 }
+
+/// Model 19: a `JoinSet` joined while its task completes on a worker: the
+/// task's completion queues its entry and wakes the joiner, or the entry
+/// is there when the joiner looks (planted bug `set_wake`: queued without
+/// waking the joiner, a deadlock).
+pub fn join_set_vs_completion() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(1));
+    let mut set = lawn_rt::task::JoinSet::new();
+    set.spawn_on(async { 5 }, rt.handle());
+    let signal = Signal::new();
+    let next = block_on_with(
+        pin!(std::future::poll_fn(|cx| set.poll_join_next(cx))),
+        &signal,
+    );
+    assert_eq!(next.unwrap().unwrap(), 5);
+    assert!(set.is_empty());
+    drop(rt);
+}
+
+/// A one-shot for the local models: a flag and a waker behind a loom lock.
+struct Shot {
+    inner: loom::sync::Mutex<(bool, Option<Waker>)>,
+}
+
+impl Shot {
+    fn fire(&self) {
+        let waker = {
+            let mut inner = self.inner.lock().unwrap();
+            inner.0 = true;
+            inner.1.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    fn wait(self: std::sync::Arc<Self>) -> impl Future<Output = ()> {
+        std::future::poll_fn(move |cx| {
+            let mut inner = self.inner.lock().unwrap();
+            if inner.0 {
+                Poll::Ready(())
+            } else {
+                inner.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+    }
+}
+
+/// Model 20: a `!Send` local task woken from another thread while the
+/// `LocalSet`'s turn runs and registers the set's waker: the task resumes
+/// (planted bug `local_wake`: queued without waking the set's poller, a
+/// deadlock).
+pub fn local_set_remote_wake() {
+    let shot = std::sync::Arc::new(Shot {
+        inner: loom::sync::Mutex::new((false, None)),
+    });
+    let local = lawn_rt::task::LocalSet::new();
+    let wait = shot.clone().wait();
+    let handle = local.spawn_local(async move {
+        let _not_send = std::rc::Rc::new(());
+        wait.await;
+        7
+    });
+    let firer = {
+        let shot = shot.clone();
+        thread::spawn(move || shot.fire())
+    };
+    let signal = Signal::new();
+    let out = block_on_with(pin!(local.run_until(handle)), &signal);
+    assert_eq!(out.unwrap(), 7);
+    firer.join().unwrap();
+}
+
+/// Model 20b: abort of a local task from another thread while the set
+/// polls it and it completes: the handle gives the output or a
+/// cancellation, never hangs.
+pub fn local_set_abort_vs_completion() {
+    let shot = std::sync::Arc::new(Shot {
+        inner: loom::sync::Mutex::new((false, None)),
+    });
+    let local = lawn_rt::task::LocalSet::new();
+    let wait = shot.clone().wait();
+    let handle = local.spawn_local(async move {
+        wait.await;
+        8
+    });
+    let abort = handle.abort_handle();
+    let aborter = thread::spawn(move || abort.abort());
+    let firer = {
+        let shot = shot.clone();
+        thread::spawn(move || shot.fire())
+    };
+    let signal = Signal::new();
+    match block_on_with(pin!(local.run_until(handle)), &signal) {
+        Ok(out) => assert_eq!(out, 8),
+        Err(err) => assert!(err.is_cancelled()),
+    }
+    aborter.join().unwrap();
+    firer.join().unwrap();
+}

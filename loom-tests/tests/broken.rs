@@ -37,7 +37,14 @@
 //!   notify that has gone;
 //! - `drop_in_task`: a current-thread runtime dropped inside its own task
 //!   cancels every task at once, the running one included
-//!   (`current::Inner::shutdown`): model 17 sees that task wait for itself.
+//!   (`current::CurrentThread::shutdown`): model 17 sees that task wait
+//!   for itself;
+//! - `set_wake`: a `JoinSet` task's completion queues its entry without
+//!   waking the joiner (`Ready::push`, `task/join_set.rs`): model 19's
+//!   joiner sleeps forever;
+//! - `local_wake`: a local task woken from another thread is queued
+//!   without waking the `LocalSet`'s poller (`Shared::push`,
+//!   `task/local.rs`): model 20's set sleeps forever.
 //!
 //! CI runs this file in that build (and only this file: other models fail
 //! there too, as they should).
@@ -220,6 +227,27 @@ fn the_busy_shard_model_catches_a_wake_up_not_published() {
         "the_busy_shard_model_catches_a_wake_up_not_published",
         busy_shard_vs_timer_thread,
         "hint",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_join_set_model_catches_a_completion_that_does_not_wake_the_joiner() {
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
+        "the_join_set_model_catches_a_completion_that_does_not_wake_the_joiner",
+        join_set_vs_completion,
+        "set_wake",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_local_set_model_catches_a_remote_wake_that_does_not_wake_the_set() {
+    assert_caught(
+        "the_local_set_model_catches_a_remote_wake_that_does_not_wake_the_set",
+        local_set_remote_wake,
+        "local_wake",
         DEADLOCK,
     );
 }

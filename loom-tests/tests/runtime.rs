@@ -38,3 +38,18 @@ fn model_16_blocking_shutdown_vs_finishing_task() {
 fn model_17_runtime_dropped_inside_its_own_task() {
     model(runtime_dropped_inside_its_own_task);
 }
+
+#[test]
+fn model_19_join_set_vs_completion() {
+    model_bounded(RUNTIME_PREEMPTIONS, join_set_vs_completion);
+}
+
+#[test]
+fn model_20_local_set_remote_wake() {
+    model(local_set_remote_wake);
+}
+
+#[test]
+fn model_20b_local_set_abort_vs_completion() {
+    model(local_set_abort_vs_completion);
+}

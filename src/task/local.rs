@@ -199,6 +199,9 @@ impl Shared {
                 return;
             }
             queue.ready.push_back((index, id));
+            if crate::driver::planted("local_wake") {
+                return; // broken on purpose (loom model 20): queued, poller not woken
+            }
             queue.waker.take()
         };
         if let Some(waker) = waker {
