@@ -11,6 +11,8 @@
 //! runs, the runtime does not auto-advance the clock, so only the test's
 //! `advance` calls move it.
 
+mod common;
+
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -21,13 +23,14 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant as StdInstant};
 
 use bytes::Bytes;
+use common::{rt2, Flavor};
 use http_body_util::Full;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use lawn_rt::net::TcpListener;
-use lawn_rt::runtime::{Builder, Runtime};
+use lawn_rt::runtime::Runtime;
 use lawn_rt::time::{self, HyperTimer, Instant};
 
 /// A request head without its closing blank line: hyper waits for more.
@@ -99,18 +102,6 @@ async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
     lawn_rt::task::spawn_blocking(f)
         .await
         .expect("the client panicked")
-}
-
-fn current_thread() -> Runtime {
-    Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-fn multi_thread() -> Runtime {
-    Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// How long a test may take (on a paused clock: paused time).
@@ -186,14 +177,12 @@ async fn half_head_is_cut_off_at_the_timeout() {
     );
 }
 
-#[test]
-fn half_a_head_is_cut_off_at_the_header_timeout_not_before_current_thread() {
-    run(current_thread(), half_head_is_cut_off_at_the_timeout());
-}
+both_flavors!(half_a_head_is_cut_off_at_the_header_timeout_not_before);
 
-#[test]
-fn half_a_head_is_cut_off_at_the_header_timeout_not_before_multi_thread() {
-    run(multi_thread(), half_head_is_cut_off_at_the_timeout());
+/// A client that stalls mid-head is cut off at the header-read timeout and
+/// not before, on a runtime of `flavor` on the real clock.
+fn half_a_head_is_cut_off_at_the_header_timeout_not_before(flavor: Flavor) {
+    run(flavor.rt(), half_head_is_cut_off_at_the_timeout());
 }
 
 /// Reads one response: its status code and body.
@@ -224,7 +213,7 @@ fn read_response(reader: &mut impl BufRead) -> (u16, String) {
 
 #[test]
 fn keep_alive_answers_several_requests_on_one_connection() {
-    run(multi_thread(), async {
+    run(rt2(), async {
         let (addr, events) = start_server(Duration::from_secs(5)).await;
         blocking(move || {
             let stream = TcpStream::connect(addr).unwrap();
@@ -242,7 +231,7 @@ fn keep_alive_answers_several_requests_on_one_connection() {
 
 #[test]
 fn a_slow_head_that_completes_in_time_is_answered() {
-    run(multi_thread(), async {
+    run(rt2(), async {
         // hyper times each head from when it starts waiting for it: the
         // first from the connection's start, the next from the response
         // before it. Completing the first head at T/2 and sending the
@@ -283,7 +272,7 @@ fn under_a_paused_clock_half_a_head_is_cut_off_once_advanced_to_the_timeout() {
     // Well inside `run`'s watchdog, which counts paused time here: it fires
     // only if the runtime idles (and auto-advances), i.e. something hung.
     let timeout = Duration::from_secs(10);
-    run(current_thread(), async move {
+    run(Flavor::CurrentThread.rt(), async move {
         time::pause();
         let start = Instant::now();
         let (addr, events) = start_server(timeout).await;

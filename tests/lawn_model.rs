@@ -9,29 +9,13 @@
 //! `LAWN_MODEL_SEED=0x... cargo test --test lawn_model`.
 //! `LAWN_MODEL_OPS=N` changes the number of operations per mix.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
+use common::Rng;
 use lawn_rt::lawn::{Lawn, TimerKey};
-
-/// xorshift64*: small, fast, and reproducible across platforms.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in `0..n` (n > 0), bias negligible for the ranges used here.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn percent(&mut self) -> u64 {
-        self.below(100)
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Mix {

@@ -1,7 +1,10 @@
-//! `spawn_blocking` on the current-thread runtime: thread names, a bounded
-//! pool, `Handle::current` and `block_on` from a blocking thread, panics
-//! and `abort`, and the paused clock standing still (no auto-advance) while
-//! a blocking task runs.
+//! `spawn_blocking`: thread names, a bounded pool, `Handle::current` and
+//! `block_on` from a blocking thread, panics and `abort`, `is_finished`
+//! only once the output can be taken, the paused clock standing still (no
+//! auto-advance) while a blocking task runs, and a blocking task's output
+//! drop or join waker that panics not keeping the runtime from being
+//! dropped; on a current-thread runtime, and on a multi-thread one, whose
+//! workers go on while the pool runs blocking tasks.
 //!
 //! Blocking tasks run on real threads for real time (their point);
 //! anything that could hang runs under a watchdog.
@@ -9,16 +12,18 @@
 mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
-use common::watchdog;
+use common::{current_thread, panicking_waker, poll_with, watchdog, PanicOnDrop, MEET};
 use lawn_rt::runtime::{Builder, Handle};
 use lawn_rt::task;
 use lawn_rt::time::{sleep, timeout, Duration, Instant};
 
 /// Long enough that a test hitting it has hung, short enough to report.
 const HANG: Duration = Duration::from_secs(20);
+/// The same for the multi-thread test (more threads to wait for).
+const MULTI_HANG: Duration = Duration::from_secs(60);
 
 // ---------------------------------------------------------- spawn_blocking
 
@@ -226,5 +231,109 @@ fn block_on_from_a_blocking_thread_of_the_same_runtime() {
             .unwrap()
         });
         assert_eq!(got, 21);
+    });
+}
+
+// ------------------------------------------------ output and join wakers
+
+/// A blocking task's `is_finished()` is true only once its output can be
+/// taken: polling the handle right after it turns true gives the output,
+/// never `Pending` (tokio stores the output before it marks the task
+/// complete). Spins on `is_finished` over 400,000 blocking tasks (about
+/// 5 s here), then takes the output at once.
+#[test]
+fn is_finished_on_a_blocking_task_means_its_output_is_ready() {
+    use futures::FutureExt;
+    const ROUNDS: u64 = 400_000;
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    for round in 0..ROUNDS {
+        let handle = rt.spawn_blocking(|| 7);
+        while !handle.is_finished() {
+            std::hint::spin_loop();
+        }
+        match handle.now_or_never() {
+            Some(Ok(7)) => {}
+            other => panic!("round {round}: is_finished() was true but polling gave {other:?}"),
+        }
+    }
+}
+
+/// A detached blocking task whose output panics when dropped (on its pool
+/// thread, since nobody takes it): the pool thread survives it, so dropping
+/// the runtime, which waits for the pool's threads, does not hang (tokio
+/// drops the output under `catch_unwind`).
+#[test]
+fn a_detached_blocking_tasks_output_that_panics_on_drop_does_not_hang_the_runtimes_drop() {
+    watchdog("drop the runtime", Duration::from_secs(5), || {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let handle = rt.spawn_blocking(move || {
+            go_rx.recv().unwrap();
+            PanicOnDrop
+        });
+        drop(handle); // detached: the pool thread drops the output
+        go_tx.send(()).unwrap();
+        thread::sleep(Duration::from_millis(100));
+        drop(rt);
+    });
+}
+
+/// A blocking task's join handle polled with a waker that panics: the pool
+/// thread that completes the task and calls that waker survives it, so
+/// dropping the runtime does not hang.
+#[test]
+fn a_panicking_join_waker_of_a_blocking_task_does_not_hang_the_runtimes_drop() {
+    watchdog("drop the runtime", Duration::from_secs(5), || {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let mut handle = rt.spawn_blocking(move || go_rx.recv().unwrap());
+        assert!(poll_with(std::pin::Pin::new(&mut handle), &panicking_waker()).is_pending());
+        go_tx.send(()).unwrap();
+        thread::sleep(Duration::from_millis(100));
+        drop(handle);
+        drop(rt);
+    });
+}
+
+// ---------------------------------------------------- multi-thread runtime
+
+#[test]
+fn spawn_blocking_runs_on_the_blocking_pool_while_workers_go_on() {
+    watchdog("spawn_blocking on multi-thread", MULTI_HANG, || {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(4)
+            .enable_all()
+            .build()
+            .unwrap();
+        // From outside and from tasks; more than the pool has threads.
+        let outside: Vec<_> = (0..8u64)
+            .map(|i| rt.spawn_blocking(move || (i, current_thread().1)))
+            .collect();
+        let values = rt.block_on(async move {
+            let inside: Vec<_> = (8..16u64)
+                .map(|i| task::spawn_blocking(move || (i, current_thread().1)))
+                .collect();
+            let mut values = Vec::new();
+            for join in outside.into_iter().chain(inside) {
+                values.push(join.await.unwrap());
+            }
+            values
+        });
+        for (i, (value, name)) in values.into_iter().enumerate() {
+            assert_eq!(value, i as u64);
+            assert_eq!(name, "lawn-rt-blocking");
+        }
+        // A blocking task that waits for a task: the workers keep going.
+        let (tx, rx) = mpsc::channel();
+        let out = rt.block_on(async move {
+            let blocking = task::spawn_blocking(move || rx.recv_timeout(MEET));
+            sleep(Duration::from_millis(1)).await;
+            lawn_rt::spawn(async move { tx.send(7).unwrap() })
+                .await
+                .unwrap();
+            blocking.await.unwrap()
+        });
+        assert_eq!(out, Ok(7));
     });
 }

@@ -1,8 +1,11 @@
-//! Fairness on the current-thread runtime: `yield_now` (in a runtime and
-//! outside one), tasks and the `block_on` future that wake themselves,
-//! `time::advance` letting the tasks it fired run first, busy tasks against
-//! a due timer and many firing timers against a ready task (starvation),
-//! and the coop budget against `task::unconstrained`.
+//! Fairness: `yield_now` (in a runtime and outside one), tasks and the
+//! `block_on` future that wake themselves, `time::advance` letting the
+//! tasks it fired run first, busy tasks against a due timer and many
+//! firing timers against a ready task (starvation), and the coop budget
+//! against `task::unconstrained`, on the current-thread runtime; on the
+//! multi-thread runtime, `yield_now` letting timers and other tasks in with
+//! one worker or two, and a waker `yield_now` defers that panics not taking
+//! its worker down.
 //!
 //! Timing is exact under the paused clock; the starvation and budget tests
 //! are about the real clock and use generous bounds, under a watchdog.
@@ -10,16 +13,21 @@
 mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
 use std::time::Instant as StdInstant;
 
-use common::{naive_yield, watchdog};
+use common::{
+    multi_thread_runtime, naive_yield, panicking_waker, poll_with, rt2, watchdog, Rendezvous, MEET,
+};
 use lawn_rt::runtime::Builder;
 use lawn_rt::task::{self, yield_now};
 use lawn_rt::time::{self, sleep, timeout, Duration};
 
 /// Long enough that a test hitting it has hung, short enough to report.
 const HANG: Duration = Duration::from_secs(20);
+/// The same for the multi-thread tests (more threads to wait for).
+const MULTI_HANG: Duration = Duration::from_secs(60);
 
 // ------------------------------------------------------- yield and fairness
 
@@ -317,4 +325,89 @@ fn the_coop_budget_makes_a_task_of_ready_sleeps_yield() {
         spinner_turns >= 5,
         "{sleeps} ready sleeps let another task in only {spinner_turns} times"
     );
+}
+
+// ---------------------------------------------------- multi-thread runtime
+
+#[test]
+fn yield_now_lets_timers_and_other_tasks_in() {
+    for workers in [1, 2] {
+        watchdog("yield_now on multi-thread", MULTI_HANG, move || {
+            let rt = multi_thread_runtime(workers);
+            let flag = Arc::new(AtomicBool::new(false));
+            let set = flag.clone();
+            // Spins on `yield_now` until a timer's task sets the flag: with
+            // one worker, only yielding lets the timer fire.
+            let spinner = rt.spawn(async move {
+                let mut yields = 0u64;
+                while !flag.load(SeqCst) {
+                    yield_now().await;
+                    yields += 1;
+                }
+                yields
+            });
+            let setter = rt.spawn(async move {
+                sleep(Duration::from_millis(3)).await;
+                set.store(true, SeqCst);
+            });
+            rt.block_on(setter).unwrap();
+            assert!(rt.block_on(spinner).unwrap() > 0);
+        });
+    }
+    // With one worker, a task spawned before a yield has run after it.
+    let rt = multi_thread_runtime(1);
+    let ran = rt.block_on(rt.spawn(async {
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        drop(lawn_rt::spawn(async move { flag.store(true, SeqCst) }));
+        yield_now().await;
+        ran.load(SeqCst)
+    }));
+    assert!(ran.unwrap());
+}
+
+/// `yield_now` polled by hand with a waker that panics, inside a task: the
+/// worker wakes it after its next park, and the panic is the waker's (the
+/// panic hook reports it), not the worker's: both workers go on running
+/// tasks. Runs in a child process (a failure here may abort: see
+/// `rt_multi_timers.rs`).
+#[test]
+fn a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down() {
+    if !common::isolated("a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down") {
+        return;
+    }
+    watchdog("panicking deferred waker", MULTI_HANG, || {
+        let rt = rt2();
+        let meet = Rendezvous::new(2);
+        for join in (0..2)
+            .map(|_| {
+                let meet = meet.clone();
+                rt.spawn(async move {
+                    assert!(meet.meet(MEET), "the tasks did not meet");
+                    let yielded = poll_with(std::pin::pin!(yield_now()), &panicking_waker());
+                    assert!(yielded.is_pending());
+                })
+            })
+            .collect::<Vec<_>>()
+        {
+            rt.block_on(join).unwrap();
+        }
+        thread::sleep(Duration::from_millis(20));
+        let (ran, ran_rx) = mpsc::channel();
+        drop(rt.spawn(async move { ran.send(()).unwrap() }));
+        assert!(
+            ran_rx.recv_timeout(MEET).is_ok(),
+            "no worker runs tasks after a deferred waker panicked on each"
+        );
+        let meet = Rendezvous::new(2);
+        let joins: Vec<_> = (0..2)
+            .map(|_| {
+                let meet = meet.clone();
+                rt.spawn(async move { meet.meet(MEET) })
+            })
+            .collect();
+        for join in joins {
+            assert!(rt.block_on(join).unwrap(), "a worker is gone");
+        }
+    });
 }

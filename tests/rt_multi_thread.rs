@@ -5,12 +5,13 @@
 //! `#[lawn_rt::test]` flavor, thread names, one worker and more workers
 //! than cores.
 //!
-//! The rest of the multi-thread tests: `rt_multi_block_on.rs` (`block_on`
-//! and what the flavor refuses), `rt_multi_tasks.rs` (`spawn_blocking`,
-//! `yield_now`, `abort`, panics), `rt_multi_timers.rs` (timers across
-//! workers), `rt_multi_shutdown.rs`. Everything that could hang runs under
-//! a watchdog; a few tests block a worker on purpose (spinning at a
-//! [`Rendezvous`]) to see which threads run what.
+//! The multi-thread runtime's other behaviour is tested by topic, with the
+//! current-thread runtime's: `rt_block_on.rs` (and what the flavor
+//! refuses), `rt_spawn.rs` (`abort`, panics), `rt_blocking.rs`,
+//! `rt_coop.rs` (`yield_now`), `rt_shutdown.rs`; timers across workers in
+//! `rt_multi_timers.rs`. Everything that could hang runs under a watchdog;
+//! a few tests block a worker on purpose (spinning at a [`Rendezvous`]) to
+//! see which threads run what.
 
 mod common;
 
@@ -20,20 +21,12 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Instant as StdInstant;
 
-use common::{current_thread, multi_thread_runtime, watchdog, Gate, Rendezvous};
-use lawn_rt::runtime::{Builder, Handle, Runtime};
+use common::{current_thread, multi_thread_runtime, rt2, watchdog, Gate, Rendezvous, MEET, WORKER};
+use lawn_rt::runtime::{Builder, Handle};
 use lawn_rt::time::{sleep, timeout, Duration, Instant};
 
 /// Long enough that a test hitting it has hung, short enough to report.
 const HANG: Duration = Duration::from_secs(60);
-/// How long a task waits for another to turn up on another worker.
-const MEET: Duration = Duration::from_secs(10);
-/// The default name of a worker thread.
-const WORKER: &str = "lawn-rt-worker";
-
-fn rt2() -> Runtime {
-    multi_thread_runtime(2)
-}
 
 /// Blocks the thread for `d` without sleeping: CPU-busy work.
 fn busy(d: Duration) {

@@ -17,24 +17,20 @@ use std::future::{pending, poll_fn, Future};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Mutex};
-use std::task::{Poll, Wake, Waker};
+use std::task::Poll;
 use std::thread;
 
-use common::{counting_waker, multi_thread_runtime, poll_with, watchdog, Counter, Rendezvous};
+use common::{
+    counting_waker, panicking_waker, poll_with, rt2, watchdog, Counter, Rendezvous, MEET,
+};
 use lawn_rt::runtime::Runtime;
 use lawn_rt::time::{interval, sleep, sleep_until, timeout, Duration, Instant, Sleep};
 
 /// Long enough that a test hitting it has hung, short enough to report.
 const HANG: Duration = Duration::from_secs(60);
-/// How long a task waits for another to turn up on another worker.
-const MEET: Duration = Duration::from_secs(10);
 /// The most a timer may fire after its deadline here (an idle machine
 /// wakes within a tick or two; this leaves room for a loaded one).
 const LATE: Duration = Duration::from_millis(200);
-
-fn rt2() -> Runtime {
-    multi_thread_runtime(2)
-}
 
 /// Checks that a timer due at `deadline` completed at `done`: not early,
 /// and not later than [`LATE`]; returns how late.
@@ -176,15 +172,6 @@ fn still_healthy(rt: &Runtime) {
     }
 }
 
-/// A waker that panics when woken.
-struct PanickingWaker;
-
-impl Wake for PanickingWaker {
-    fn wake(self: Arc<Self>) {
-        panic!("PanickingWaker woken");
-    }
-}
-
 /// A timer whose waker panics, fired by a worker: the panic is the waker's
 /// (the panic hook reports it), not the runtime's. Each worker goes on
 /// running tasks and firing its shard's other timers, as the fallback
@@ -218,8 +205,7 @@ fn a_panicking_timer_waker_does_not_take_its_worker_down() {
                 rt.spawn(async move {
                     assert!(meet.meet(MEET), "the tasks did not meet");
                     let mut nap = Box::pin(sleep(Duration::from_millis(2)));
-                    let waker = Waker::from(Arc::new(PanickingWaker));
-                    assert!(poll_with(nap.as_mut(), &waker).is_pending());
+                    assert!(poll_with(nap.as_mut(), &panicking_waker()).is_pending());
                     Some(nap) // handed out (wrapped: clippy takes a bare
                               // timer for a forgotten `.await`)
                 })

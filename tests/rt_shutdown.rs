@@ -1,22 +1,39 @@
-//! Shutting a runtime down: dropping it, `shutdown_timeout`,
-//! `shutdown_background`; what happens to tasks, timers, handles and
-//! blocking tasks afterwards; and that building and dropping many runtimes
-//! leaks neither file descriptors nor threads.
+//! Shutting a runtime down: dropping it (also from inside one of its own
+//! tasks or blocking tasks), `shutdown_timeout` and `shutdown_background`;
+//! what becomes of tasks, timers and their wakers, join handles, handles
+//! and blocking tasks afterwards; that building and dropping many runtimes
+//! leaks neither file descriptors nor threads; and a runtime kept in a
+//! thread-local.
+//!
+//! The bodies that hold for both flavors run twice, as
+//! `current_thread::*` and `multi_thread::*` (two workers; see
+//! `common::both_flavors!`); the tests after them are about one flavor.
+//! Thread and file-descriptor counts run in a child process
+//! ([`isolated`]) so other tests' threads do not blur them. Everything
+//! that could hang runs under a watchdog.
 
 mod common;
 
+use std::future::pending;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::Instant as StdInstant;
 
-use common::{assert_panics_with, counting_waker, poll_noop, watchdog, DropCount, Gate};
+use common::{
+    assert_panics_with, counting_waker, isolated, panicking_waker, poll_noop, poll_with, rt2,
+    watchdog, DropCount, Flavor, Gate, WORKER,
+};
 use lawn_rt::runtime::{Builder, Runtime};
-use lawn_rt::task::{self, yield_now};
+use lawn_rt::task::{self, yield_now, JoinHandle};
 use lawn_rt::time::{interval, sleep, timeout, Duration};
 
+/// Long enough that a test on a current-thread runtime hitting it has hung.
 const HANG: Duration = Duration::from_secs(20);
+/// The same on a multi-thread runtime (more threads to wait for).
+const MULTI_HANG: Duration = Duration::from_secs(60);
+/// What polling a timer of a dropped runtime says.
 const SHUT_DOWN: &str = "timer driver has shut down";
 
 /// Runs `on_drop` when dropped.
@@ -28,194 +45,52 @@ impl<F: FnMut()> Drop for OnDrop<F> {
     }
 }
 
-#[test]
-fn dropping_a_runtime_drops_every_task_future() {
-    let (drops, joins) = watchdog("drop with pending tasks", HANG, || {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
-        let drops = DropCount::new();
-        let mut joins = Vec::new();
-        // Tasks that never ran: nothing drove the runtime yet.
-        for _ in 0..50 {
+/// Spawns on `rt`, from outside and from a task, `n` tasks (`n` even)
+/// that never complete (half on nothing, half on long timers), each
+/// holding a value `drops` counts; returns their join handles.
+fn spawn_pending(rt: &Runtime, drops: &Arc<DropCount>, n: u64) -> Vec<JoinHandle<()>> {
+    let mut joins: Vec<_> = (0..n / 2)
+        .map(|i| {
             let tracked = drops.track();
-            joins.push(rt.spawn(async move {
+            rt.spawn(async move {
                 let _tracked = tracked;
-                std::future::pending::<()>().await;
-            }));
-        }
-        rt.block_on(async {
-            // Tasks parked on nothing, and tasks parked on long timers.
-            for i in 0..100 {
+                if i % 2 == 0 {
+                    pending::<()>().await;
+                } else {
+                    sleep(Duration::from_secs(3600 + i)).await;
+                }
+            })
+        })
+        .collect();
+    let drops = drops.clone();
+    let inside = rt.block_on(async move {
+        let joins: Vec<_> = (0..n / 2)
+            .map(|i| {
                 let tracked = drops.track();
-                joins.push(lawn_rt::spawn(async move {
-                    let _tracked = tracked;
-                    if i % 2 == 0 {
-                        std::future::pending::<()>().await;
-                    } else {
-                        sleep(Duration::from_secs(3600 + i)).await;
-                    }
-                }));
-            }
-            yield_now().await;
-            yield_now().await;
-        });
-        assert_eq!(drops.get(), 0);
-        drop(rt);
-        (drops, joins)
-    });
-    assert_eq!(drops.get(), 150, "a task's future outlived its runtime");
-    for join in joins {
-        assert!(join.is_finished());
-        let err = futures::executor::block_on(join).unwrap_err();
-        assert!(err.is_cancelled(), "{err:?}");
-    }
-}
-
-#[test]
-fn a_join_handle_awaited_elsewhere_hears_of_the_shutdown() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let join = rt.spawn(std::future::pending::<()>());
-    rt.block_on(yield_now());
-    let (tx, rx) = mpsc::channel();
-    let waiter = thread::spawn(move || {
-        tx.send(()).unwrap();
-        futures::executor::block_on(join)
-    });
-    rx.recv().unwrap();
-    thread::sleep(Duration::from_millis(10)); // let it park on the handle
-    drop(rt);
-    let result = watchdog("join handle woken by shutdown", HANG, move || {
-        waiter.join().unwrap()
-    });
-    assert!(result.unwrap_err().is_cancelled());
-}
-
-#[test]
-fn futures_dropped_at_shutdown_may_spawn_and_make_timers() {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let record = seen.clone();
-    let guard = OnDrop(move || {
-        // The runtime's context is there while its tasks are dropped...
-        let join = lawn_rt::spawn(async { "never runs" });
-        // ...but it is closing: new tasks are cancelled at once.
-        let spawned = futures::executor::block_on(join);
-        record
-            .lock()
-            .unwrap()
-            .push(matches!(&spawned, Err(err) if err.is_cancelled()));
-        // Making (and dropping) a timer is fine.
-        drop(sleep(Duration::from_millis(1)));
-        record.lock().unwrap().push(true);
-    });
-    rt.block_on(async {
-        drop(lawn_rt::spawn(async move {
-            let _guard = guard;
-            std::future::pending::<()>().await;
-        }));
-        yield_now().await;
-    });
-    watchdog("drop runtime", HANG, move || drop(rt));
-    assert_eq!(*seen.lock().unwrap(), [true, true]);
-}
-
-#[test]
-fn dropping_a_runtime_with_pending_timers_does_not_hang() {
-    watchdog("drop with pending timers", HANG, || {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
-        let drops = DropCount::new();
-        rt.block_on(async {
-            for i in 0..1000u64 {
-                let tracked = drops.track();
-                drop(lawn_rt::spawn(async move {
+                lawn_rt::spawn(async move {
                     let _tracked = tracked;
                     let mut every = interval(Duration::from_millis(1 + i % 5));
                     loop {
                         every.tick().await;
                         sleep(Duration::from_secs(i)).await;
                     }
-                }));
-            }
-            sleep(Duration::from_millis(20)).await;
-        });
-        let start = StdInstant::now();
-        drop(rt);
-        assert!(start.elapsed() < Duration::from_secs(5));
-        assert_eq!(drops.get(), 1000);
+                })
+            })
+            .collect();
+        sleep(Duration::from_millis(10)).await;
+        joins
     });
+    joins.extend(inside);
+    joins
 }
 
-#[test]
-fn a_pending_timers_waker_is_released_at_shutdown() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let (counter, waker) = counting_waker();
-    let mut nap = Box::pin({
-        let _entered = rt.enter();
-        sleep(Duration::from_secs(3600))
-    });
-    assert!(common::poll_with(nap.as_mut(), &waker).is_pending());
-    drop(waker);
-    assert_eq!(Arc::strong_count(&counter), 2, "the driver holds the waker");
-    drop(rt);
-    assert_eq!(
-        Arc::strong_count(&counter),
-        1,
-        "the dead driver kept a pending timer's waker"
-    );
-    // Dropping the timer afterwards is fine.
-    drop(nap);
-}
-
-#[test]
-fn a_sleep_polled_after_its_runtime_is_gone_panics_clearly() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let (mut unpolled, mut registered, mut ticker, mut timed) = {
-        let _entered = rt.enter();
-        (
-            Box::pin(sleep(Duration::from_millis(10))),
-            Box::pin(sleep(Duration::from_secs(3600))),
-            interval(Duration::from_millis(10)),
-            Box::pin(timeout(
-                Duration::from_secs(3600),
-                std::future::pending::<()>(),
-            )),
-        )
-    };
-    rt.block_on(async {
-        assert!(poll_noop(registered.as_mut()).is_pending());
-        ticker.tick().await;
-        assert!(poll_noop(timed.as_mut()).is_pending());
-    });
-    drop(rt);
-
-    assert_panics_with(SHUT_DOWN, "never-polled sleep", || {
-        poll_noop(unpolled.as_mut())
-    });
-    assert_panics_with(SHUT_DOWN, "registered sleep", || {
-        poll_noop(registered.as_mut())
-    });
-    assert_panics_with(SHUT_DOWN, "interval", || {
-        futures::executor::block_on(ticker.tick())
-    });
-    assert_panics_with(SHUT_DOWN, "timeout", || poll_noop(timed.as_mut()));
-    // And the panic says what to make of it.
-    assert_panics_with("runtime was dropped", "sleep", || {
-        poll_noop(unpolled.as_mut())
-    });
-    // Dropping them is fine.
-    drop((unpolled, registered, ticker, timed));
-}
-
-#[test]
-fn a_sleep_awaited_in_another_executor_after_shutdown_panics() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let nap = {
-        let _entered = rt.enter();
-        sleep(Duration::from_millis(1))
-    };
-    drop(rt);
-    assert_panics_with(SHUT_DOWN, "sleep in futures::executor", || {
-        futures::executor::block_on(nap)
-    });
+/// Checks that every task was cancelled (waiting for each to be).
+#[track_caller]
+fn assert_all_cancelled<T: std::fmt::Debug>(joins: Vec<JoinHandle<T>>) {
+    for join in joins {
+        let err = futures::executor::block_on(join).unwrap_err();
+        assert!(err.is_cancelled(), "{err:?}");
+    }
 }
 
 /// Starts a blocking task on `rt` that runs until `release` is sent (or
@@ -233,91 +108,221 @@ fn start_stuck_blocking(rt: &Runtime) -> (mpsc::Sender<()>, mpsc::Receiver<()>) 
     (release_tx, done_rx)
 }
 
-#[test]
-fn shutdown_timeout_returns_after_about_the_timeout() {
-    let rt = Builder::new_current_thread()
-        .enable_all()
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
-    let (release, done) = start_stuck_blocking(&rt);
-    // Queued behind it (one thread): cancelled by the shutdown.
-    let ran = Arc::new(AtomicBool::new(false));
-    let flag = ran.clone();
-    let queued = rt.spawn_blocking(move || flag.store(true, SeqCst));
-    let start = StdInstant::now();
-    rt.shutdown_timeout(Duration::from_millis(200));
-    let took = start.elapsed();
-    assert!(
-        took >= Duration::from_millis(200),
-        "returned early: {took:?}"
-    );
-    assert!(took < Duration::from_secs(5), "took {took:?}");
-    // The blocking task is still running; it ends when told to.
-    assert!(done.try_recv().is_err());
-    release.send(()).unwrap();
-    done.recv_timeout(HANG).unwrap();
-    let err = futures::executor::block_on(queued).unwrap_err();
-    assert!(err.is_cancelled());
-    assert!(
-        !ran.load(SeqCst),
-        "a queued blocking task ran after shutdown"
-    );
-}
+// ===========================================================================
+// Both flavors
+// ===========================================================================
 
-#[test]
-fn shutdown_timeout_returns_early_when_blocking_tasks_end() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let (release, done) = start_stuck_blocking(&rt);
-    let releaser = thread::spawn(move || {
-        thread::sleep(Duration::from_millis(20));
-        release.send(()).unwrap();
+both_flavors!(
+    dropping_a_runtime_drops_every_task_future,
+    futures_dropped_at_shutdown_may_spawn_and_make_timers,
+    pending_timers_wakers_are_released_at_shutdown,
+    timers_used_after_their_runtime_is_gone_panic_clearly,
+    shutdown_background_returns_at_once_with_a_blocking_task_running,
+    spawning_on_a_handle_after_drop_is_cancelled,
+    spawning_on_a_handle_after_shutdown_timeout_is_cancelled,
+    spawning_on_a_handle_after_shutdown_background_is_cancelled,
+    spawning_from_another_thread_during_shutdown_never_hangs_or_leaks,
+    dropping_the_runtime_inside_its_own_task_does_not_hang,
+    dropping_the_runtime_inside_its_own_blocking_task_does_not_hang,
+    many_runtimes_leak_no_fds_or_threads,
+);
+
+// ------------------------------------------------------------- dropping
+
+/// Dropping a runtime drops the future of every task it still has: tasks
+/// spawned from outside and from tasks, parked on nothing, on long timers
+/// and on intervals, and tasks spawned after the last `block_on` (which a
+/// current-thread runtime never ran). It does so promptly, and each join
+/// handle then reports a cancellation.
+fn dropping_a_runtime_drops_every_task_future(flavor: Flavor) {
+    watchdog("drop with pending tasks", flavor.hang(), move || {
+        let rt = flavor.rt();
+        let drops = DropCount::new();
+        let mut joins = spawn_pending(&rt, &drops, 1000);
+        for _ in 0..50 {
+            let tracked = drops.track();
+            joins.push(rt.spawn(async move {
+                let _tracked = tracked;
+                pending::<()>().await;
+            }));
+        }
+        assert_eq!(drops.get(), 0);
+        let start = StdInstant::now();
+        drop(rt);
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert_eq!(drops.get(), 1050, "a task's future outlived its runtime");
+        assert!(joins.iter().all(|join| join.is_finished()));
+        assert_all_cancelled(joins);
     });
-    let start = StdInstant::now();
-    rt.shutdown_timeout(Duration::from_secs(60));
-    assert!(start.elapsed() < Duration::from_secs(10));
-    done.try_recv().unwrap();
-    releaser.join().unwrap();
 }
 
-#[test]
-fn shutdown_background_returns_at_once() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+/// The futures a shutdown drops still see the runtime's context: spawning
+/// there gives a task that is cancelled at once, and making (and dropping)
+/// a timer is fine.
+fn futures_dropped_at_shutdown_may_spawn_and_make_timers(flavor: Flavor) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let rt = flavor.rt();
+    let record = seen.clone();
+    let guard = OnDrop(move || {
+        // The runtime's context is there while its tasks are dropped...
+        let join = lawn_rt::spawn(async { "never runs" });
+        // ...but it is closing: new tasks are cancelled at once.
+        let spawned = futures::executor::block_on(join);
+        record
+            .lock()
+            .unwrap()
+            .push(matches!(&spawned, Err(err) if err.is_cancelled()));
+        // Making (and dropping) a timer is fine.
+        drop(sleep(Duration::from_millis(1)));
+        record.lock().unwrap().push(true);
+    });
+    rt.block_on(async {
+        drop(lawn_rt::spawn(async move {
+            let _guard = guard;
+            pending::<()>().await;
+        }));
+        // Lets the task start: on this thread (current-thread) or on a
+        // worker (multi-thread).
+        yield_now().await;
+        sleep(Duration::from_millis(2)).await;
+    });
+    watchdog("drop runtime", flavor.hang(), move || drop(rt));
+    assert_eq!(*seen.lock().unwrap(), [true, true]);
+}
+
+/// A dropped runtime releases the wakers of its pending timers: those
+/// registered from a thread that entered it and those registered by its
+/// tasks (on a worker's shard, multi-thread). Dropping the timers
+/// afterwards is fine.
+fn pending_timers_wakers_are_released_at_shutdown(flavor: Flavor) {
+    let rt = flavor.rt();
+    let (counter, waker) = counting_waker();
+    let mut here = Box::pin({
+        let _entered = rt.enter();
+        sleep(Duration::from_secs(3600))
+    });
+    assert!(poll_with(here.as_mut(), &waker).is_pending());
+    let in_tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let waker = waker.clone();
+            // The task hands its timer out on purpose.
+            #[allow(clippy::async_yields_async)]
+            let nap = rt.block_on(rt.spawn(async move {
+                let mut nap = Box::pin(sleep(Duration::from_secs(3600)));
+                assert!(poll_with(nap.as_mut(), &waker).is_pending());
+                nap
+            }));
+            nap.unwrap()
+        })
+        .collect();
+    drop(waker);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        10,
+        "the drivers hold the wakers"
+    );
+    drop(rt);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        1,
+        "a dead driver kept a pending timer's waker"
+    );
+    drop((here, in_tasks));
+}
+
+/// Timers that outlive their runtime panic with a message that says so
+/// when polled: a sleep never polled, a registered sleep, an interval and
+/// a timeout, whether made on a thread that entered the runtime (and
+/// polled in `block_on`) or filed by a task and handed out. Dropping them
+/// is fine.
+fn timers_used_after_their_runtime_is_gone_panic_clearly(flavor: Flavor) {
+    let rt = flavor.rt();
+    // Made on this thread with the runtime entered...
+    let (mut unpolled, mut registered, mut ticker, mut timed) = {
+        let _entered = rt.enter();
+        (
+            Box::pin(sleep(Duration::from_millis(10))),
+            Box::pin(sleep(Duration::from_secs(3600))),
+            interval(Duration::from_millis(10)),
+            Box::pin(timeout(Duration::from_secs(3600), pending::<()>())),
+        )
+    };
+    // ...and polled in `block_on`.
+    rt.block_on(async {
+        assert!(poll_noop(registered.as_mut()).is_pending());
+        ticker.tick().await;
+        assert!(poll_noop(timed.as_mut()).is_pending());
+    });
+    // Filed by a task (on a worker's shard, multi-thread), then handed out.
+    let (mut task_registered, mut task_ticker, mut task_timed) = rt
+        .block_on(rt.spawn(async {
+            let mut registered = Box::pin(sleep(Duration::from_secs(3600)));
+            assert!(poll_noop(registered.as_mut()).is_pending());
+            let mut ticker = interval(Duration::from_millis(10));
+            ticker.tick().await;
+            let mut timed = Box::pin(timeout(Duration::from_secs(3600), pending::<()>()));
+            assert!(poll_noop(timed.as_mut()).is_pending());
+            (registered, ticker, timed)
+        }))
+        .unwrap();
+    drop(rt);
+
+    assert_panics_with(SHUT_DOWN, "never-polled sleep", || {
+        poll_noop(unpolled.as_mut())
+    });
+    assert_panics_with(SHUT_DOWN, "registered sleep", || {
+        poll_noop(registered.as_mut())
+    });
+    assert_panics_with(SHUT_DOWN, "interval", || {
+        futures::executor::block_on(ticker.tick())
+    });
+    assert_panics_with(SHUT_DOWN, "timeout", || poll_noop(timed.as_mut()));
+    assert_panics_with(SHUT_DOWN, "sleep registered by a task", || {
+        poll_noop(task_registered.as_mut())
+    });
+    assert_panics_with(SHUT_DOWN, "interval ticked by a task", || {
+        futures::executor::block_on(task_ticker.tick())
+    });
+    assert_panics_with(SHUT_DOWN, "timeout polled by a task", || {
+        poll_noop(task_timed.as_mut())
+    });
+    // And the panic says what to make of it.
+    assert_panics_with("runtime was dropped", "sleep", || {
+        poll_noop(unpolled.as_mut())
+    });
+    // Dropping them is fine.
+    drop((unpolled, registered, ticker, timed));
+    drop((task_registered, task_ticker, task_timed));
+}
+
+/// `shutdown_background` returns at once although a blocking task is
+/// still running: the tasks' futures are dropped all the same (their
+/// handles report a cancellation), and the blocking task runs on until it
+/// is told to end.
+fn shutdown_background_returns_at_once_with_a_blocking_task_running(flavor: Flavor) {
+    let rt = flavor.rt();
     let (release, done) = start_stuck_blocking(&rt);
     let drops = DropCount::new();
-    let tracked = drops.track();
-    drop(rt.spawn(async move {
-        let _tracked = tracked;
-        sleep(Duration::from_secs(3600)).await;
-    }));
+    let joins = spawn_pending(&rt, &drops, 10);
     let start = StdInstant::now();
     rt.shutdown_background();
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(1), "took {took:?}");
-    assert_eq!(drops.get(), 1, "tasks are dropped all the same");
+    let at_once = flavor.pick(Duration::from_secs(1), Duration::from_secs(2));
+    assert!(took < at_once, "took {took:?}");
+    assert_eq!(drops.get(), 10, "tasks are dropped all the same");
+    assert_all_cancelled(joins);
     assert!(done.try_recv().is_err());
     release.send(()).unwrap();
-    done.recv_timeout(HANG).unwrap();
+    done.recv_timeout(flavor.hang()).unwrap();
 }
 
-#[test]
-fn dropping_a_runtime_waits_for_running_blocking_tasks() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let finished = Arc::new(AtomicBool::new(false));
-    let flag = finished.clone();
-    let (started_tx, started_rx) = mpsc::channel();
-    drop(rt.spawn_blocking(move || {
-        started_tx.send(()).unwrap();
-        thread::sleep(Duration::from_millis(50));
-        flag.store(true, SeqCst);
-    }));
-    started_rx.recv().unwrap();
-    watchdog("drop waits for blocking", HANG, move || drop(rt));
-    assert!(finished.load(SeqCst));
-}
+// ------------------------------------------------ spawning afterwards
 
-fn spawning_after_shutdown_is_cancelled(shut_down: impl FnOnce(Runtime)) {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+/// After `shut_down(rt)`, spawning through a handle (or an entered
+/// context) gives a task that is cancelled at once, whose future is
+/// dropped at once; a blocking task is cancelled and never runs.
+fn spawning_after_shutdown_is_cancelled(flavor: Flavor, shut_down: impl FnOnce(Runtime)) {
+    let rt = flavor.rt();
     let handle = rt.handle().clone();
     shut_down(rt);
 
@@ -351,75 +356,176 @@ fn spawning_after_shutdown_is_cancelled(shut_down: impl FnOnce(Runtime)) {
         .is_cancelled());
 }
 
-#[test]
-fn spawning_on_a_handle_after_drop_is_cancelled() {
-    spawning_after_shutdown_is_cancelled(drop);
+fn spawning_on_a_handle_after_drop_is_cancelled(flavor: Flavor) {
+    spawning_after_shutdown_is_cancelled(flavor, drop);
 }
 
-#[test]
-fn spawning_on_a_handle_after_shutdown_timeout_is_cancelled() {
-    spawning_after_shutdown_is_cancelled(|rt| rt.shutdown_timeout(Duration::from_secs(1)));
+fn spawning_on_a_handle_after_shutdown_timeout_is_cancelled(flavor: Flavor) {
+    spawning_after_shutdown_is_cancelled(flavor, |rt| rt.shutdown_timeout(Duration::from_secs(1)));
 }
 
-#[test]
-fn spawning_on_a_handle_after_shutdown_background_is_cancelled() {
-    spawning_after_shutdown_is_cancelled(Runtime::shutdown_background);
+fn spawning_on_a_handle_after_shutdown_background_is_cancelled(flavor: Flavor) {
+    spawning_after_shutdown_is_cancelled(flavor, Runtime::shutdown_background);
 }
 
-#[test]
-fn spawning_from_another_thread_during_shutdown_never_hangs_or_leaks() {
-    watchdog("spawn racing shutdown", HANG, || {
+/// Another thread spawning through a handle while the runtime is dropped:
+/// every task it spawned has its future dropped (by the shutdown, or at
+/// once if it came after) and its handle reports a cancellation; nothing
+/// hangs.
+fn spawning_from_another_thread_during_shutdown_never_hangs_or_leaks(flavor: Flavor) {
+    watchdog("spawn racing shutdown", flavor.hang(), move || {
         for _ in 0..20 {
-            let rt = Builder::new_current_thread().enable_all().build().unwrap();
+            let rt = flavor.rt();
             let handle = rt.handle().clone();
             let drops = DropCount::new();
             let spawner = {
                 let drops = drops.clone();
                 thread::spawn(move || {
-                    let mut joins = Vec::new();
-                    for _ in 0..200 {
-                        let tracked = drops.track();
-                        joins.push(handle.spawn(async move {
-                            let _tracked = tracked;
-                            std::future::pending::<()>().await;
-                        }));
-                    }
-                    joins
+                    (0..200)
+                        .map(|_| {
+                            let tracked = drops.track();
+                            handle.spawn(async move {
+                                let _tracked = tracked;
+                                yield_now().await;
+                                pending::<()>().await;
+                            })
+                        })
+                        .collect::<Vec<_>>()
                 })
             };
             rt.block_on(yield_now());
             drop(rt);
             let joins = spawner.join().unwrap();
-            // Every task spawned is dropped: by the shutdown, or at once
-            // if it came after.
             assert_eq!(drops.get(), 200);
-            for join in joins {
-                assert!(futures::executor::block_on(join)
-                    .unwrap_err()
-                    .is_cancelled());
-            }
+            assert_all_cancelled(joins);
         }
     });
 }
 
-/// Builds and drops 1,000 runtimes, each running a small sleep and a task
-/// (and every 100th a blocking task): the process's open file descriptors
-/// and threads must not grow. Runs alone in a child process, so that other
-/// tests' threads and files do not blur the counts.
-#[test]
-fn a_thousand_runtimes_leak_no_fds_or_threads() {
-    if !common::isolated("a_thousand_runtimes_leak_no_fds_or_threads") {
+// -------------------------------------------- dropped from its own task
+
+/// A runtime dropped inside one of its own tasks, or inside a `block_on`
+/// future (through a handle), neither hangs nor loses its shutdown: the
+/// code that dropped it completes, every other task's future is dropped
+/// (on a current-thread runtime as soon as the thread stops driving; on a
+/// multi-thread one by the last worker out) and a later spawn is cancelled
+/// at once.
+///
+/// A multi-thread runtime dropped inside one of its tasks also while a
+/// blocking task still runs: its shutdown waits for that on a worker while
+/// the dropping code goes on (and releases it). Dropped elsewhere (in a
+/// `block_on` future, or anywhere on a current-thread runtime, whose
+/// shutdown runs on the thread that drove it before `block_on` returns),
+/// the drop waits for the blocking task, as every drop of a runtime does
+/// (`dropping_a_runtime_waits_for_running_blocking_tasks`).
+fn dropping_the_runtime_inside_its_own_task_does_not_hang(flavor: Flavor) {
+    // (inside a `block_on` future rather than a task, a blocking task running)
+    let cases: &[(bool, bool)] = match flavor {
+        Flavor::CurrentThread => &[(false, false), (true, false)],
+        Flavor::MultiThread => &[(false, false), (false, true), (true, false)],
+    };
+    watchdog("drop inside a task", flavor.hang(), move || {
+        for &(inside_block_on, blocking) in cases {
+            let rt = flavor.rt();
+            let drops = DropCount::new();
+            let joins = spawn_pending(&rt, &drops, 100);
+            // A blocking task still running when the runtime goes: its
+            // shutdown waits for it.
+            let (release, released) = mpsc::channel::<()>();
+            if blocking {
+                drop(rt.spawn_blocking(move || {
+                    let _ = released.recv_timeout(Duration::from_secs(30));
+                }));
+            }
+            let handle = rt.handle().clone();
+            let out = if inside_block_on {
+                handle.block_on(async move {
+                    sleep(Duration::from_millis(1)).await;
+                    drop(rt);
+                    "dropped"
+                })
+            } else {
+                let dropper = handle.spawn(async move {
+                    sleep(Duration::from_millis(1)).await;
+                    drop(rt);
+                    "dropped"
+                });
+                match flavor {
+                    // Only a `block_on` drives a current-thread runtime.
+                    Flavor::CurrentThread => handle.block_on(dropper).unwrap(),
+                    Flavor::MultiThread => futures::executor::block_on(dropper).unwrap(),
+                }
+            };
+            assert_eq!(out, "dropped");
+            drop(release);
+            match flavor {
+                Flavor::CurrentThread => {
+                    assert_eq!(drops.get(), 100, "the other tasks' futures were dropped")
+                }
+                Flavor::MultiThread => assert!(
+                    common::eventually(Duration::from_secs(10), || drops.get() == 100),
+                    "{} of 100 futures dropped",
+                    drops.get()
+                ),
+            }
+            assert_all_cancelled(joins);
+            let late = futures::executor::block_on(handle.spawn(async {}));
+            assert!(
+                late.unwrap_err().is_cancelled(),
+                "a spawn after the drop ran"
+            );
+        }
+    });
+}
+
+/// The same from a blocking task: the blocking pool's shutdown must not
+/// wait for the very thread it runs on (it did, forever). Bounded by a
+/// channel, not the watchdog, so a hang fails in seconds (and leaves one
+/// stuck thread).
+fn dropping_the_runtime_inside_its_own_blocking_task_does_not_hang(flavor: Flavor) {
+    let rt = flavor.rt();
+    let drops = DropCount::new();
+    let joins = spawn_pending(&rt, &drops, 10);
+    let handle = rt.handle().clone();
+    let (dropped, wait_dropped) = mpsc::channel();
+    drop(handle.spawn_blocking(move || {
+        drop(rt);
+        dropped.send(()).unwrap();
+    }));
+    assert!(
+        wait_dropped.recv_timeout(Duration::from_secs(10)).is_ok(),
+        "dropping the runtime inside its own blocking task hangs"
+    );
+    assert_eq!(drops.get(), 10);
+    assert_all_cancelled(joins);
+}
+
+// ------------------------------------------------------------ leaks
+
+/// Builds and drops many runtimes (1,000 current-thread ones, 200
+/// multi-thread ones), each running a sleep and a few tasks and timers
+/// (every 20th a blocking task, every 3rd shut down by `shutdown_timeout`)
+/// and leaving behind things that point back at it: the process's open
+/// file descriptors and threads must not grow. Runs alone in a child
+/// process, so that other tests' threads and files do not blur the counts.
+fn many_runtimes_leak_no_fds_or_threads(flavor: Flavor) {
+    if !isolated(&flavor.test_name("many_runtimes_leak_no_fds_or_threads")) {
         return;
     }
     let cycle = |i: usize| {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let i = i as u64;
+        let rt = flavor.rt();
         let (got, registered, leftover) = rt.block_on(async move {
             sleep(Duration::from_micros(100)).await;
-            let task = lawn_rt::spawn(async move {
-                sleep(Duration::from_micros(50)).await;
-                i
-            });
-            let blocking = if i % 100 == 0 {
+            let tasks: Vec<_> = (0..4)
+                .map(|k| {
+                    lawn_rt::spawn(async move {
+                        sleep(Duration::from_micros(50 * k)).await;
+                        i + k
+                    })
+                })
+                .collect();
+            let blocking = if i % 20 == 0 {
                 task::spawn_blocking(move || i).await.unwrap()
             } else {
                 i
@@ -430,12 +536,16 @@ fn a_thousand_runtimes_leak_no_fds_or_threads() {
             drop(lawn_rt::spawn(sleep(Duration::from_secs(3600))));
             let mut registered = Box::pin(sleep(Duration::from_secs(3600)));
             assert!(poll_noop(registered.as_mut()).is_pending());
-            let leftover = lawn_rt::spawn(std::future::pending::<()>());
-            (task.await.unwrap() + blocking, registered, leftover)
+            let leftover = lawn_rt::spawn(pending::<()>());
+            let mut sum = blocking;
+            for task in tasks {
+                sum += task.await.unwrap();
+            }
+            (sum, registered, leftover)
         });
-        assert_eq!(got, 2 * i);
-        match i % 300 {
-            100 => rt.shutdown_timeout(Duration::from_secs(10)),
+        assert_eq!(got, 5 * i + 6);
+        match i % 3 {
+            0 => rt.shutdown_timeout(Duration::from_secs(10)),
             _ => drop(rt),
         }
         drop(registered);
@@ -443,14 +553,151 @@ fn a_thousand_runtimes_leak_no_fds_or_threads() {
             .unwrap_err()
             .is_cancelled());
     };
-    common::assert_no_leak_over(1000, "runtimes", cycle);
+    common::assert_no_leak_over(flavor.pick(1000, 200), "runtimes", cycle);
 }
 
-/// The same with `shutdown_background`: its blocking threads leave on their
-/// own, shortly after.
+// ===========================================================================
+// Current-thread runtime
+// ===========================================================================
+
+/// A join handle awaited on another thread (another executor) hears of the
+/// shutdown: it reports a cancellation.
+#[test]
+fn a_join_handle_awaited_elsewhere_hears_of_the_shutdown() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let join = rt.spawn(pending::<()>());
+    rt.block_on(yield_now());
+    let (tx, rx) = mpsc::channel();
+    let waiter = thread::spawn(move || {
+        tx.send(()).unwrap();
+        futures::executor::block_on(join)
+    });
+    rx.recv().unwrap();
+    thread::sleep(Duration::from_millis(10)); // let it park on the handle
+    drop(rt);
+    let result = watchdog("join handle woken by shutdown", HANG, move || {
+        waiter.join().unwrap()
+    });
+    assert!(result.unwrap_err().is_cancelled());
+}
+
+/// 1,000 tasks ticking intervals and sleeping: dropping their runtime
+/// takes well under 5 s and drops every task's future.
+#[test]
+fn dropping_a_runtime_with_pending_timers_does_not_hang() {
+    watchdog("drop with pending timers", HANG, || {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let drops = DropCount::new();
+        rt.block_on(async {
+            for i in 0..1000u64 {
+                let tracked = drops.track();
+                drop(lawn_rt::spawn(async move {
+                    let _tracked = tracked;
+                    let mut every = interval(Duration::from_millis(1 + i % 5));
+                    loop {
+                        every.tick().await;
+                        sleep(Duration::from_secs(i)).await;
+                    }
+                }));
+            }
+            sleep(Duration::from_millis(20)).await;
+        });
+        let start = StdInstant::now();
+        drop(rt);
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert_eq!(drops.get(), 1000);
+    });
+}
+
+/// A sleep of a dropped runtime awaited in another executor panics, saying
+/// its driver has shut down.
+#[test]
+fn a_sleep_awaited_in_another_executor_after_shutdown_panics() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let nap = {
+        let _entered = rt.enter();
+        sleep(Duration::from_millis(1))
+    };
+    drop(rt);
+    assert_panics_with(SHUT_DOWN, "sleep in futures::executor", || {
+        futures::executor::block_on(nap)
+    });
+}
+
+/// `shutdown_timeout` with a blocking task that does not end returns after
+/// about the timeout (not before), leaves that task running, and cancels a
+/// blocking task queued behind it, which never runs.
+#[test]
+fn shutdown_timeout_returns_after_about_the_timeout() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let (release, done) = start_stuck_blocking(&rt);
+    // Queued behind it (one thread): cancelled by the shutdown.
+    let ran = Arc::new(AtomicBool::new(false));
+    let flag = ran.clone();
+    let queued = rt.spawn_blocking(move || flag.store(true, SeqCst));
+    let start = StdInstant::now();
+    rt.shutdown_timeout(Duration::from_millis(200));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(200),
+        "returned early: {took:?}"
+    );
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    // The blocking task is still running; it ends when told to.
+    assert!(done.try_recv().is_err());
+    release.send(()).unwrap();
+    done.recv_timeout(HANG).unwrap();
+    let err = futures::executor::block_on(queued).unwrap_err();
+    assert!(err.is_cancelled());
+    assert!(
+        !ran.load(SeqCst),
+        "a queued blocking task ran after shutdown"
+    );
+}
+
+/// `shutdown_timeout` returns as soon as the blocking tasks have ended,
+/// long before a long timeout.
+#[test]
+fn shutdown_timeout_returns_early_when_blocking_tasks_end() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let (release, done) = start_stuck_blocking(&rt);
+    let releaser = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(20));
+        release.send(()).unwrap();
+    });
+    let start = StdInstant::now();
+    rt.shutdown_timeout(Duration::from_secs(60));
+    assert!(start.elapsed() < Duration::from_secs(10));
+    done.try_recv().unwrap();
+    releaser.join().unwrap();
+}
+
+/// Dropping a runtime waits for the blocking tasks that are running.
+#[test]
+fn dropping_a_runtime_waits_for_running_blocking_tasks() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let finished = Arc::new(AtomicBool::new(false));
+    let flag = finished.clone();
+    let (started_tx, started_rx) = mpsc::channel();
+    drop(rt.spawn_blocking(move || {
+        started_tx.send(()).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        flag.store(true, SeqCst);
+    }));
+    started_rx.recv().unwrap();
+    watchdog("drop waits for blocking", HANG, move || drop(rt));
+    assert!(finished.load(SeqCst));
+}
+
+/// 50 runtimes shut down with `shutdown_background`: their blocking threads
+/// leave on their own, shortly after, and no fd stays open.
 #[test]
 fn runtimes_shut_down_in_the_background_leave_no_threads_behind() {
-    if !common::isolated("runtimes_shut_down_in_the_background_leave_no_threads_behind") {
+    if !isolated("runtimes_shut_down_in_the_background_leave_no_threads_behind") {
         return;
     }
     let fds = common::open_fds();
@@ -502,10 +749,9 @@ fn blocking_threads_are_joined_on_drop() {
     });
     drop(rt);
     assert_eq!(count.load(SeqCst), 4);
-    let named = std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("comm")).ok())
-        .filter(|comm| comm.trim_end().starts_with("rt-shutdown-joi"))
+    let named = common::thread_names()
+        .iter()
+        .filter(|name| name.starts_with("rt-shutdown-joi"))
         .count();
     assert_eq!(named, 0, "blocking threads outlived their runtime");
 }
@@ -526,6 +772,8 @@ fn waking_a_task_after_shutdown_is_harmless() {
         .is_cancelled());
 }
 
+/// A sleep of a dropped runtime awaited by another runtime's `block_on`
+/// panics, saying its driver has shut down; the new runtime is fine.
 #[test]
 fn block_on_a_timer_of_a_dropped_runtime_in_a_new_one_panics() {
     let first = Builder::new_current_thread().enable_all().build().unwrap();
@@ -542,73 +790,154 @@ fn block_on_a_timer_of_a_dropped_runtime_in_a_new_one_panics() {
     second.block_on(sleep(Duration::from_millis(1)));
 }
 
-/// A blocking task that drops its own runtime: the blocking pool's
-/// shutdown must not wait for the very thread it runs on (it did, forever).
+/// A join waker that panics while the runtime shuts its tasks down does not
+/// stop the shutdown: every task's future is still dropped (those after
+/// the panicking one too, although their timers keep them alive), whether
+/// or not the waker's panic escapes the drop.
 #[test]
-fn dropping_the_runtime_inside_its_own_blocking_task_does_not_hang() {
-    watchdog("drop runtime in its blocking task", HANG, || {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
-        let handle = rt.handle().clone();
-        let (done, done_rx) = mpsc::channel();
-        let join = handle.spawn_blocking(move || {
-            drop(rt);
-            done.send(()).unwrap();
-        });
-        done_rx
-            .recv()
-            .expect("the blocking task dropped its runtime and went on");
-        drop(join);
-    });
+fn a_join_waker_panicking_during_shutdown_does_not_stop_it_dropping_every_task() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let drops = DropCount::new();
+    let mut handles = Vec::new();
+    for _ in 0..8 {
+        let tracked = drops.track();
+        handles.push(rt.spawn(async move {
+            let _tracked = tracked;
+            // Kept alive by the timer's waker, not only by the runtime.
+            sleep(Duration::from_secs(3600)).await;
+        }));
+    }
+    rt.block_on(yield_now()); // every task registers its timer
+    let waker = panicking_waker();
+    // The first task's handle gets a waker that panics.
+    assert!(poll_with(Pin::new(&mut handles[0]), &waker).is_pending());
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(rt)));
+    let alive = 8 - drops.get();
+    assert_eq!(
+        alive, 0,
+        "{alive} task futures were never dropped by the shutdown"
+    );
 }
 
-// -------------------------------------------- dropped from its own task
+std::thread_local! {
+    static THREAD_RUNTIME: Runtime = Builder::new_current_thread().enable_all().build().unwrap();
+}
 
-/// A current-thread runtime dropped inside one of its own tasks (or inside
-/// a `block_on` future, through a handle) neither hangs nor loses its
-/// shutdown: the task that dropped it completes, and once the thread stops
-/// driving, every other task's future is dropped and a later spawn is
-/// cancelled at once, as on the multi-thread runtime.
+/// A runtime kept in a `thread_local!` and used once is dropped when its
+/// thread exits, after thread-locals it needs may have been destroyed
+/// (they are destroyed in reverse order of first use): its drop must not
+/// panic there, which would abort the process (tokio's twin of this test
+/// exits cleanly). Runs in a child process, since a failure aborts.
 #[test]
-fn dropping_the_runtime_inside_its_own_task_does_not_hang() {
-    watchdog("drop inside a task", HANG, || {
-        for inside_block_on in [false, true] {
-            let rt = Builder::new_current_thread().enable_all().build().unwrap();
+fn a_runtime_in_a_thread_local_is_dropped_at_thread_exit_without_aborting() {
+    if !isolated("a_runtime_in_a_thread_local_is_dropped_at_thread_exit_without_aborting") {
+        return;
+    }
+    std::thread::spawn(|| {
+        THREAD_RUNTIME
+            .with(|rt| rt.block_on(async { lawn_rt::time::sleep(Duration::from_millis(1)).await }));
+    })
+    .join()
+    .unwrap();
+}
+
+// ===========================================================================
+// Multi-thread runtime
+// ===========================================================================
+
+/// Dropping a multi-thread runtime joins its workers before `drop`
+/// returns: no worker thread is left, the thread count is back where it
+/// was, and every task was cancelled.
+#[test]
+fn dropping_a_multi_thread_runtime_joins_its_workers() {
+    if !isolated("dropping_a_multi_thread_runtime_joins_its_workers") {
+        return;
+    }
+    let workers = || {
+        common::thread_names()
+            .iter()
+            .filter(|name| *name == WORKER)
+            .count()
+    };
+    let threads = common::thread_count();
+    assert_eq!(workers(), 0);
+    let rt = rt2();
+    // A new thread names itself once it runs.
+    assert!(common::eventually(Duration::from_secs(10), || workers() == 2));
+    assert_eq!(rt.block_on(rt.spawn_blocking(|| 1)).unwrap(), 1);
+    let drops = DropCount::new();
+    let joins = spawn_pending(&rt, &drops, 100);
+    drop(rt);
+    // Joined before `drop` returned: nothing to wait for.
+    assert_eq!(workers(), 0, "{:?}", common::thread_names());
+    assert_eq!(common::thread_count(), threads);
+    assert_eq!(drops.get(), 100);
+    assert_all_cancelled(joins);
+}
+
+/// Multi-thread runtimes shut down from inside one of their own tasks
+/// (nobody joins their workers then) leave no worker threads behind: they
+/// exit on their own.
+#[test]
+fn a_runtime_dropped_inside_its_own_task_lets_its_workers_exit() {
+    if !isolated("a_runtime_dropped_inside_its_own_task_lets_its_workers_exit") {
+        return;
+    }
+    let threads = common::thread_count();
+    for _ in 0..20 {
+        let rt = rt2();
+        let handle = rt.handle().clone();
+        let dropper = handle.spawn(async move { rt.shutdown_timeout(Duration::from_secs(1)) });
+        futures::executor::block_on(dropper).unwrap();
+    }
+    // Nobody joins them, but they leave on their own.
+    let gone = common::eventually(Duration::from_secs(10), || {
+        common::thread_count() <= threads
+    });
+    assert!(
+        gone,
+        "worker threads left behind: {:?}",
+        common::thread_names()
+    );
+}
+
+/// `Handle::block_on`s waiting on plain threads when the multi-thread
+/// runtime goes hear of it: one waiting on a timer panics saying the
+/// driver has shut down, one waiting on a task's join handle gets a
+/// cancellation.
+#[test]
+fn a_handle_block_on_waiting_when_the_runtime_goes_hears_of_it() {
+    watchdog("block_on across shutdown", MULTI_HANG, || {
+        let rt = rt2();
+        let (started, wait_started) = mpsc::channel();
+        let on_timer = {
             let handle = rt.handle().clone();
-            let drops = DropCount::new();
-            let others: Vec<_> = (0..10)
-                .map(|_| {
-                    let tracked = drops.track();
-                    handle.spawn(async move {
-                        let _tracked = tracked;
-                        sleep(Duration::from_secs(3600)).await;
+            let started = started.clone();
+            thread::spawn(move || {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    handle.block_on(async {
+                        let nap = sleep(Duration::from_secs(3600));
+                        started.send(()).unwrap();
+                        nap.await
                     })
-                })
-                .collect();
-            let out = if inside_block_on {
-                handle.block_on(async move {
-                    sleep(Duration::from_millis(1)).await;
-                    drop(rt);
-                    "dropped"
-                })
-            } else {
-                let dropper = handle.spawn(async move {
-                    sleep(Duration::from_millis(1)).await;
-                    drop(rt);
-                    "dropped"
-                });
-                handle.block_on(dropper).unwrap()
-            };
-            assert_eq!(out, "dropped");
-            assert_eq!(drops.get(), 10, "the other tasks' futures were dropped");
-            for other in others {
-                let joined = futures::executor::block_on(other);
-                assert!(joined.unwrap_err().is_cancelled());
-            }
-            let late = futures::executor::block_on(handle.spawn(async {}));
-            assert!(
-                late.unwrap_err().is_cancelled(),
-                "a spawn after the drop ran"
-            );
-        }
+                }));
+                common::panic_message(&*result.unwrap_err())
+            })
+        };
+        let on_task = {
+            let handle = rt.handle().clone();
+            thread::spawn(move || {
+                let join = handle.spawn(pending::<()>());
+                started.send(()).unwrap();
+                handle.block_on(join)
+            })
+        };
+        wait_started.recv().unwrap();
+        wait_started.recv().unwrap();
+        thread::sleep(Duration::from_millis(10)); // let them park
+        drop(rt);
+        let message = on_timer.join().unwrap();
+        assert!(message.contains(SHUT_DOWN), "{message:?}");
+        assert!(on_task.join().unwrap().unwrap_err().is_cancelled());
     });
 }

@@ -1,24 +1,41 @@
-//! Tasks on the current-thread runtime: spawning (also through a `Handle`,
-//! from other threads, and after `enter`), joining, detaching, `abort` and
-//! `AbortHandle` (also from another thread, racing with polls), and panics
-//! turned into a `JoinError`.
+//! Tasks: spawning (also through a `Handle`, from other threads, and after
+//! `enter`), joining, detaching, `abort` and `AbortHandle` (from the task
+//! itself, another task, another thread, racing with polls), and panics
+//! turned into a `JoinError`; a panic in a task's output drop or in a join
+//! waker stays out of the runtime.
 //!
+//! The bodies that hold for both flavors run twice, as
+//! `current_thread::*` and `multi_thread::*` (two workers; see
+//! `common::both_flavors!`); the rest run on a current-thread runtime.
 //! Anything that could hang runs under a watchdog.
 
 mod common;
 
+use std::future::pending;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 use std::thread;
 use std::time::Instant as StdInstant;
 
-use common::{naive_yield, watchdog, DropCount, Gate};
+use common::{
+    naive_yield, panicking_waker, poll_with, watchdog, DropCount, Flavor, Gate, PanicOnDrop,
+    Rendezvous, MEET,
+};
 use lawn_rt::runtime::{Builder, Handle};
 use lawn_rt::task::{self, yield_now, JoinError};
 use lawn_rt::time::{interval, sleep, Duration};
 
 /// Long enough that a test hitting it has hung, short enough to report.
 const HANG: Duration = Duration::from_secs(20);
+
+// The bodies that run on both flavors (each in its section below).
+both_flavors!(
+    abort_a_sleeping_task_on_the_real_clock,
+    remote_aborts_racing_with_polls,
+    abort_after_completion_keeps_the_output,
+    a_panicking_task_gives_a_join_error_and_the_runtime_goes_on,
+);
 
 // ------------------------------------------------------------ spawn / join
 
@@ -209,10 +226,12 @@ async fn abort_a_task_that_never_ran() {
     assert_eq!(drops.get(), 1);
 }
 
-#[test]
-fn abort_a_sleeping_task_on_the_real_clock() {
-    watchdog("abort a sleeper", HANG, || {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+/// Aborting a task parked on a long timer of the real clock cancels it at
+/// once and drops its future, whether the abort comes from inside the
+/// runtime or from a thread outside it.
+fn abort_a_sleeping_task_on_the_real_clock(flavor: Flavor) {
+    watchdog("abort a sleeper", flavor.hang(), move || {
+        let rt = flavor.rt();
         rt.block_on(async {
             let drops = DropCount::new();
             let tracked = drops.track();
@@ -227,17 +246,50 @@ fn abort_a_sleeping_task_on_the_real_clock() {
             assert_eq!(drops.get(), 1);
             assert!(start.elapsed() < Duration::from_secs(5));
         });
+        // Spawned from outside, aborted from this thread (outside the
+        // runtime) once it sleeps.
+        let drops = DropCount::new();
+        let tracked = drops.track();
+        let sleeper = rt.spawn(async move {
+            let _tracked = tracked;
+            sleep(Duration::from_secs(3600)).await;
+        });
+        rt.block_on(sleep(Duration::from_millis(2)));
+        sleeper.abort();
+        assert!(rt.block_on(sleeper).unwrap_err().is_cancelled());
+        assert_eq!(drops.get(), 1);
     });
 }
 
-#[lawn_rt::test]
-async fn abort_after_completion_keeps_the_output() {
-    let join = lawn_rt::spawn(async { "kept" });
-    yield_now().await;
-    assert!(join.is_finished());
-    join.abort();
-    join.abort_handle().abort();
-    assert_eq!(join.await.unwrap(), "kept");
+/// An abort after the task completed has no effect: its output is kept.
+/// An abort from another task cancels a pending one.
+fn abort_after_completion_keeps_the_output(flavor: Flavor) {
+    flavor.rt().block_on(async {
+        let join = lawn_rt::spawn(async { "kept" });
+        yield_now().await;
+        if flavor == Flavor::MultiThread {
+            // It ran on a worker: wait for it.
+            while !join.is_finished() {
+                yield_now().await;
+            }
+        }
+        assert!(join.is_finished());
+        join.abort();
+        join.abort_handle().abort();
+        assert_eq!(join.await.unwrap(), "kept");
+
+        // From another task.
+        let victim = lawn_rt::spawn(pending::<()>());
+        let abort = victim.abort_handle();
+        lawn_rt::spawn(async move { abort.abort() }).await.unwrap();
+        assert!(victim.await.unwrap_err().is_cancelled());
+        let done = lawn_rt::spawn(async { 8 });
+        while !done.is_finished() {
+            yield_now().await;
+        }
+        done.abort();
+        assert_eq!(done.await.unwrap(), 8);
+    });
 }
 
 #[lawn_rt::test]
@@ -304,11 +356,12 @@ async fn a_task_aborting_itself_stops_at_its_next_yield() {
 }
 
 /// Aborts from another thread racing with polls: every task ends
-/// cancelled or with its output, and its future is dropped exactly once.
-#[test]
-fn remote_aborts_racing_with_polls() {
-    watchdog("remote abort stress", HANG, || {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+/// cancelled or with its output, and its future is dropped exactly once;
+/// tasks that never stop yielding, aborted from another thread, are
+/// cancelled and their futures dropped.
+fn remote_aborts_racing_with_polls(flavor: Flavor) {
+    watchdog("remote abort stress", flavor.hang(), move || {
+        let rt = flavor.rt();
         let drops = DropCount::new();
         let joins: Vec<_> = (0..200)
             .map(|i| {
@@ -352,39 +405,151 @@ fn remote_aborts_racing_with_polls() {
         aborter.join().unwrap();
         assert_eq!(cancelled + finished, 200);
         assert_eq!(drops.get(), 200);
+
+        // Busy tasks (always yielding), aborted from another thread (while
+        // the workers poll them, on a multi-thread runtime).
+        let drops = DropCount::new();
+        for _ in 0..100 {
+            let tracked = drops.track();
+            let spinner = rt.spawn(async move {
+                let _tracked = tracked;
+                loop {
+                    yield_now().await;
+                }
+            });
+            let abort = spinner.abort_handle();
+            thread::spawn(move || abort.abort()).join().unwrap();
+            let err = rt.block_on(spinner).unwrap_err();
+            assert!(err.is_cancelled(), "{err:?}");
+        }
+        assert_eq!(drops.get(), 100);
     });
 }
 
 // ------------------------------------------------------------------ panics
 
-#[lawn_rt::test]
-async fn a_panicking_task_gives_a_join_error_and_the_runtime_goes_on() {
-    let ticker = lawn_rt::spawn(async {
-        let mut every = interval(Duration::from_millis(1));
-        for _ in 0..5 {
-            every.tick().await;
+/// A panicking task gives a `JoinError` carrying its panic (tasks spawned
+/// from outside and from a task, before and after a timer), and the
+/// runtime goes on: its other tasks, timers and intervals, new tasks
+/// after the panic, and on a multi-thread runtime both workers.
+fn a_panicking_task_gives_a_join_error_and_the_runtime_goes_on(flavor: Flavor) {
+    watchdog("panicking tasks", flavor.hang(), move || {
+        let rt = flavor.rt();
+        rt.block_on(async {
+            let ticker = lawn_rt::spawn(async {
+                let mut every = interval(Duration::from_millis(1));
+                for _ in 0..5 {
+                    every.tick().await;
+                }
+                "ticked"
+            });
+            let boom = lawn_rt::spawn(async {
+                sleep(Duration::from_millis(2)).await;
+                panic!("boom");
+            });
+            let neighbour = lawn_rt::spawn(async {
+                sleep(Duration::from_millis(3)).await;
+                1
+            });
+            let err = boom.await.unwrap_err();
+            assert!(err.is_panic() && !err.is_cancelled(), "{err:?}");
+            assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
+            assert_eq!(neighbour.await.unwrap(), 1);
+            assert_eq!(ticker.await.unwrap(), "ticked");
+            // New tasks and timers after the panic.
+            let after = lawn_rt::spawn(async {
+                sleep(Duration::from_millis(1)).await;
+                2
+            });
+            assert_eq!(after.await.unwrap(), 2);
+        });
+
+        let outside: Vec<_> = (0..10)
+            .map(|i| rt.spawn(async move { panic!("boom {i}") }))
+            .collect();
+        let errors = rt.block_on(async move {
+            let inside: Vec<_> = (10..20)
+                .map(|i| {
+                    lawn_rt::spawn(async move {
+                        sleep(Duration::from_millis(1)).await;
+                        panic!("boom {i}")
+                    })
+                })
+                .collect();
+            let mut errors = Vec::new();
+            for join in outside.into_iter().chain(inside) {
+                errors.push(join.await.unwrap_err());
+            }
+            errors
+        });
+        for (i, err) in errors.into_iter().enumerate() {
+            assert!(err.is_panic(), "{err:?}");
+            assert_eq!(
+                common::panic_message(&*err.into_panic()),
+                format!("boom {i}")
+            );
         }
-        "ticked"
+        if flavor == Flavor::MultiThread {
+            // Both workers still run tasks: two that meet run on both.
+            let meet = Rendezvous::new(2);
+            let joins: Vec<_> = (0..2)
+                .map(|_| {
+                    let meet = meet.clone();
+                    rt.spawn(async move { meet.meet(MEET) })
+                })
+                .collect();
+            for join in joins {
+                assert!(rt.block_on(join).unwrap(), "a worker is gone");
+            }
+        }
     });
-    let boom = lawn_rt::spawn(async {
-        sleep(Duration::from_millis(2)).await;
-        panic!("boom");
-    });
-    let neighbour = lawn_rt::spawn(async {
-        sleep(Duration::from_millis(3)).await;
-        1
-    });
-    let err = boom.await.unwrap_err();
-    assert!(err.is_panic() && !err.is_cancelled(), "{err:?}");
-    assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
-    assert_eq!(neighbour.await.unwrap(), 1);
-    assert_eq!(ticker.await.unwrap(), "ticked");
-    // New tasks and timers after the panic.
-    let after = lawn_rt::spawn(async {
-        sleep(Duration::from_millis(1)).await;
-        2
-    });
-    assert_eq!(after.await.unwrap(), 2);
+}
+
+/// A detached task whose output panics when dropped: the panic stays in
+/// the task (nobody can observe it: its handle is gone) and does not
+/// unwind out of the `block_on` that ran it.
+#[test]
+fn a_detached_tasks_output_that_panics_on_drop_does_not_escape_block_on() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(async {
+            drop(lawn_rt::spawn(async { PanicOnDrop }));
+            lawn_rt::task::yield_now().await;
+            lawn_rt::task::yield_now().await;
+            "block_on finished"
+        })
+    }));
+    assert_eq!(
+        result.ok(),
+        Some("block_on finished"),
+        "a detached task's output drop panicked out of block_on"
+    );
+}
+
+/// A join handle polled with a waker that panics: when the task completes
+/// (on the thread in `block_on`), the waker's panic does not unwind out of
+/// `block_on` (tokio's `Harness::complete` catches it too).
+#[test]
+fn a_panicking_join_waker_does_not_escape_block_on() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(async {
+            let mut handle = lawn_rt::spawn(async {
+                lawn_rt::task::yield_now().await;
+                1
+            });
+            assert!(poll_with(Pin::new(&mut handle), &panicking_waker()).is_pending());
+            for _ in 0..4 {
+                lawn_rt::task::yield_now().await;
+            }
+            "block_on finished"
+        })
+    }));
+    assert_eq!(
+        result.ok(),
+        Some("block_on finished"),
+        "a join waker's panic escaped block_on"
+    );
 }
 
 #[lawn_rt::test]

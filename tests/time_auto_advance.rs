@@ -1,21 +1,30 @@
 //! Auto-advance of a paused `lawn_rt` runtime (feature `test-util`): with
 //! nothing to run, the clock jumps to the next timer, so sleeps complete at
 //! once at exact times, in deadline order, rounded up to the runtime's tick (1 µs).
-//! It holds back while a task is ready or a blocking task runs. Also
-//! `interval` and `timeout` under pause. Checked against tokio 1.x's
-//! documented semantics.
+//! It holds back while a task is ready or a blocking task runs, and comes
+//! back when the blocking task ends (also one whose output panics on
+//! drop). It sees a timer registered from another thread (or a second
+//! `block_on`) while the runtime heads to park. Also `interval` and
+//! `timeout` under pause. Checked against tokio 1.x's documented semantics.
 //!
 //! Everything runs on the paused clock, except that a blocking task really
-//! runs for a while; tests whose failure mode is a hang run under a
-//! watchdog ([`paused_within`](common::paused_within)).
+//! runs for a while and that the other-thread tests spin on real time;
+//! tests whose failure mode is a hang run under a watchdog
+//! ([`paused_within`](common::paused_within), [`watchdog`]).
 
 mod common;
 
 use std::future::pending;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::{mpsc, Arc, Mutex};
+use std::task::{Poll, Waker};
 use std::thread;
 
-use common::{paused_within, round_up_to_tick, Rng};
+use common::{
+    counting_waker, paused_within, poll_noop, poll_with, round_up_to_tick, watchdog, PanicOnDrop,
+    Rng,
+};
+use lawn_rt::runtime::Builder;
 use lawn_rt::task::{spawn_blocking, yield_now};
 use lawn_rt::time::{
     self, interval, sleep, sleep_until, timeout, timeout_at, Duration, Instant, MissedTickBehavior,
@@ -222,6 +231,177 @@ fn auto_advance_resumes_when_a_detached_blocking_task_ends() {
         rounds
     });
     assert_eq!(rounds, 30_000);
+}
+
+/// A detached blocking task whose output panics when dropped (on its pool
+/// thread): the blocking task still counts as ended, so the paused clock
+/// goes back to auto-advancing and a one-second sleep completes at once
+/// (rather than never).
+#[test]
+fn a_detached_blocking_task_whose_output_panics_on_drop_does_not_freeze_the_paused_clock() {
+    watchdog("a paused sleep after the blocking task", secs(5), || {
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (go_tx, go_rx) = mpsc::channel::<()>();
+            drop(spawn_blocking(move || {
+                go_rx.recv().unwrap();
+                PanicOnDrop
+            }));
+            go_tx.send(()).unwrap();
+            thread::sleep(ms(100));
+            sleep(secs(1)).await;
+        });
+        // Not waiting for the runtime's drop: its pool thread saw a panic.
+        std::mem::forget(rt);
+    });
+}
+
+// ---------------------------------------------------------------------------
+// timers registered from other threads
+// ---------------------------------------------------------------------------
+
+/// The waker of the thread driving the paused runtime in
+/// [`a_timer_registered_from_another_thread_while_the_runtime_heads_to_park_fires`].
+static STASHED: Mutex<Option<Waker>> = Mutex::new(None);
+
+fn stash(waker: &Waker) {
+    *STASHED.lock().unwrap() = Some(waker.clone());
+}
+
+fn wake_stashed() {
+    if let Some(waker) = STASHED.lock().unwrap().take() {
+        waker.wake();
+    }
+}
+
+/// A timer registered from another thread (one that entered the runtime,
+/// as a second `block_on` caller may) while the thread driving the paused
+/// runtime, idle with no timer of its own, is on its way to park: the
+/// driving thread must see it, so the paused clock auto-advances to it and
+/// it fires. 500,000 one-millisecond sleeps, each spun on (not parked on)
+/// so that the next registration lands while the driver heads back to
+/// park, at a varying point of its way there; a sleep not fired within 2 s
+/// of real time fails the test, saying whether a later registration (the
+/// driver parked by then) unstuck it, which shows a lost wake-up rather
+/// than a dead driver.
+#[test]
+fn a_timer_registered_from_another_thread_while_the_runtime_heads_to_park_fires() {
+    const ROUNDS: usize = 500_000;
+    let outcome = watchdog("timers from another thread", secs(60), || {
+        let rt = Arc::new(
+            Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .unwrap(),
+        );
+        let done = Arc::new(AtomicBool::new(false));
+        // The driving thread: waits (no timer of its own) until told.
+        let driver = {
+            let (rt, done) = (rt.clone(), done.clone());
+            thread::spawn(move || {
+                rt.block_on(std::future::poll_fn(|cx| {
+                    if done.load(SeqCst) {
+                        Poll::Ready(())
+                    } else {
+                        stash(cx.waker());
+                        Poll::Pending
+                    }
+                }))
+            })
+        };
+        thread::sleep(ms(50));
+        // This thread: sleeps over and over on the runtime's (paused)
+        // driver, waking up by spinning rather than parking.
+        {
+            let _entered = rt.enter();
+            let mut jitter = 0u32;
+            for round in 0..ROUNDS {
+                // Vary where in the driver's loop the registration lands.
+                jitter = (jitter + 7) % 64;
+                for _ in 0..jitter {
+                    std::hint::spin_loop();
+                }
+                let (counter, waker) = counting_waker();
+                let mut nap = Box::pin(sleep(ms(1)));
+                if poll_with(nap.as_mut(), &waker).is_ready() {
+                    continue;
+                }
+                let started = std::time::Instant::now();
+                while counter.wakes() == 0 {
+                    if started.elapsed() > secs(2) {
+                        // Stuck. One more registration (the driver is now
+                        // parked with its deadline set) unsticks a lost
+                        // wake-up, not a dead driver.
+                        let mut poke = Box::pin(sleep(secs(1)));
+                        let _ = poll_noop(poke.as_mut());
+                        thread::sleep(ms(200));
+                        let unstuck = counter.wakes() > 0;
+                        done.store(true, SeqCst);
+                        wake_stashed();
+                        return Err((round, unstuck));
+                    }
+                    std::hint::spin_loop();
+                }
+                assert!(poll_with(nap.as_mut(), &waker).is_ready());
+            }
+        }
+        done.store(true, SeqCst);
+        wake_stashed();
+        driver.join().unwrap();
+        Ok(())
+    });
+    if let Err((round, unstuck)) = outcome {
+        panic!(
+            "a paused timer was never fired (lost wake-up at round {round}; a later \
+             registration unstuck it: {unstuck})"
+        );
+    }
+}
+
+/// The same through `block_on`: a second thread's `Runtime::block_on`
+/// (waiting for the seat, polling its own future) files a 1 ms sleep while
+/// the thread driving the paused runtime, idle with no timer of its own,
+/// heads for its park; the sleep must fire and that `block_on` return.
+/// 250,000 rounds: a race, which a lost wake-up loses only in some rounds
+/// (the test above, whose sleeper spins rather than parks, hits the window
+/// more often).
+#[test]
+fn a_paused_sleep_in_a_second_block_on_completes() {
+    const ROUNDS: usize = 250_000;
+    let rounds = Arc::new(AtomicUsize::new(0));
+    let counted = rounds.clone();
+    let second = thread::spawn(move || {
+        let rt = Arc::new(
+            Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .unwrap(),
+        );
+        // The driving thread: holds the seat, idle, no timer of its own.
+        let seat = rt.clone();
+        thread::spawn(move || seat.block_on(pending::<()>()));
+        thread::sleep(ms(50));
+        for _ in 0..ROUNDS {
+            rt.block_on(async { sleep(ms(1)).await });
+            counted.fetch_add(1, SeqCst);
+        }
+        // (The driving thread and the runtime are leaked.)
+        std::mem::forget(rt);
+    });
+    let returned = common::eventually(secs(60), || second.is_finished());
+    assert!(
+        returned,
+        "a 1 ms paused sleep in a second block_on never returned (after {} rounds)",
+        rounds.load(SeqCst)
+    );
+    second.join().unwrap();
+    assert_eq!(rounds.load(SeqCst), ROUNDS);
 }
 
 // ---------------------------------------------------------------------------

@@ -1,21 +1,25 @@
-//! The fallback driver: with no `lawn_rt` driver entered, timers are served
-//! by a lazily started background thread (`lawn-rt-timer`), so they work
-//! under `futures::executor::block_on`, inside a tokio runtime and on plain
-//! threads. These tests use the real clock: that is their point.
+//! Timers with no `lawn_rt` driver entered: they file in the polling
+//! thread's foreign shard, which a lazily started background thread
+//! (`lawn-rt-timer`) fires, so they work under
+//! `futures::executor::block_on`, inside a tokio runtime and on plain
+//! threads, and a waker that panics does not stop that thread. (The file
+//! keeps the name of the single fallback driver the shards replaced;
+//! `time_foreign.rs` covers the shards themselves.) These tests use the
+//! real clock: that is their point.
 
 mod common;
 
 use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::Arc;
 use std::task::Poll;
 use std::thread;
+use std::time::Instant as StdInstant;
 
-use common::{isolated, paused_driver, poll_noop};
+use common::units::ms;
+use common::{fn_waker, isolated, paused_driver, poll_noop, poll_with, thread_names, watchdog};
 use lawn_rt::driver::Handle;
 use lawn_rt::time::{interval, sleep, sleep_until, timeout, Duration, Instant};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// A generous bound for "did not hang": far above any expected latency.
 const HANG: Duration = Duration::from_secs(5);
@@ -201,7 +205,7 @@ fn built_tokio_runtimes() {
             assert_eq!(timeout(Duration::from_secs(5), sleep(ms(2))).await, Ok(()));
         });
         // A lawn_rt timer made inside the runtime outlives it: it belongs to
-        // the fallback driver, not to tokio.
+        // the foreign shard, not to tokio.
         let mut outlives = {
             let _in_tokio = rt.enter();
             Box::pin(sleep(ms(3)))
@@ -215,16 +219,6 @@ fn built_tokio_runtimes() {
 // ---------------------------------------------------------------------------
 // The thread
 // ---------------------------------------------------------------------------
-
-/// Names of this process's threads (Linux: /proc/self/task/*/comm).
-#[cfg(target_os = "linux")]
-fn thread_names() -> Vec<String> {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
-        .map(|name| name.trim_end().to_owned())
-        .collect()
-}
 
 /// How many threads named `lawn-rt-timer` this process has, waiting (up
 /// to [`HANG`]) for at least `at_least`: a new thread sets its name itself,
@@ -289,4 +283,42 @@ fn instant_now_without_a_driver_is_the_real_clock() {
         poll_noop(past.as_mut())
     };
     assert_eq!(ready, Poll::Ready(()));
+}
+
+// ---------------------------------------------------------------------------
+// A waker that panics
+// ---------------------------------------------------------------------------
+
+/// Five timers due together on a foreign shard, the first one's waker
+/// panicking: the other four wakers are woken, their sleeps are ready, and
+/// the fallback thread survives to serve later timers.
+#[test]
+fn a_panicking_waker_does_not_stop_the_fallback_driver() {
+    assert!(Handle::try_entered().is_none());
+    let woken = Arc::new(AtomicUsize::new(0));
+    let mut sleeps = Vec::new();
+    for i in 0..5 {
+        let mut sleep = Box::pin(sleep(ms(20)));
+        let waker = if i == 0 {
+            fn_waker(|| panic!("fallback waker panics"))
+        } else {
+            let woken = woken.clone();
+            fn_waker(move || {
+                woken.fetch_add(1, SeqCst);
+            })
+        };
+        assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+        sleeps.push(sleep);
+    }
+    let start = StdInstant::now();
+    while woken.load(SeqCst) < 4 && start.elapsed() < HANG {
+        thread::sleep(ms(5));
+    }
+    assert_eq!(woken.load(SeqCst), 4, "non-panicking wakers woken");
+    for sleep in sleeps.iter_mut().skip(1) {
+        assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
+    }
+    watchdog("a fallback sleep after the panic", HANG, || {
+        futures::executor::block_on(sleep(ms(5)))
+    });
 }

@@ -12,13 +12,10 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use common::units::ms;
 use common::{isolated, poll_noop};
 use lawn_rt::driver::Handle;
 use lawn_rt::time::{sleep, sleep_until, timeout, Instant};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// A generous bound for "did not hang".
 const HANG: Duration = Duration::from_secs(5);

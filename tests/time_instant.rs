@@ -9,13 +9,10 @@ use std::pin::pin;
 use std::task::Poll;
 use std::thread;
 
+use common::units::ms;
 use common::{paused_driver, poll_noop};
 use lawn_rt::time;
 use lawn_rt::time::{sleep, Duration, Instant};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 // ---------------------------------------------------------------------------
 // Instant

@@ -7,23 +7,25 @@
 //! - `Burst`: next = due + period,
 //! - `Delay`: next = now + period,
 //! - `Skip`:  next = now + period - ((now - due) % period).
+//!
+//! Last, an interval ticked on a thread that has not entered its driver, or
+//! that entered another one, keeps to its own driver's time (on paused bare
+//! drivers moved by hand, and the real clock).
 
 mod common;
 
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
+use std::thread;
+use std::time::Instant as StdInstant;
 
-use common::{advance_and_count, counting_waker, poll_noop};
+use common::units::ms;
+use common::{advance_and_count, counting_waker, paused_driver, poll_noop, poll_tick};
 use futures::{Stream, StreamExt};
-use lawn_rt::time::{self, interval, interval_at, Duration, Instant, Interval, MissedTickBehavior};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-fn poll_tick(interval: &mut Interval) -> Poll<Instant> {
-    interval.poll_tick(&mut Context::from_waker(Waker::noop()))
-}
+use lawn_rt::driver::{Driver, Handle};
+use lawn_rt::time::{
+    self, interval, interval_at, sleep, Duration, Instant, Interval, MissedTickBehavior,
+};
 
 /// Asserts the next tick is ready now and was due at `due`.
 #[track_caller]
@@ -496,4 +498,134 @@ fn real_clock_ticks_are_never_early() {
         }
         assert!(start.elapsed() >= ms(6));
     });
+}
+
+// ---------------------------------------------------------------------------
+// ticked where another driver (or none) is entered
+// ---------------------------------------------------------------------------
+
+/// Checks that `driver` (paused, entered here) is intact after an interval
+/// bound to it took its first tick elsewhere: its time has not moved, a
+/// 50 ms sleep waits 50 ms, and the interval's next tick is one period
+/// (1 s) after `start`.
+fn assert_driver_intact(
+    driver: &Driver,
+    start: Instant,
+    every: &mut lawn_rt::time::Interval,
+    where_: &str,
+) {
+    assert_eq!(Instant::now(), start, "{where_}: the paused clock moved");
+    let mut short = Box::pin(sleep(ms(50)));
+    assert!(
+        poll_noop(short.as_mut()).is_pending(),
+        "{where_}: sleep(50ms) on the interval's driver was ready on its first poll"
+    );
+    assert_eq!(driver.advance(ms(49)), 0, "{where_}");
+    assert_eq!(driver.advance(ms(1)), 1, "{where_}");
+    assert_eq!(poll_noop(short.as_mut()), Poll::Ready(()));
+    assert!(poll_tick(every).is_pending(), "{where_}");
+    assert_eq!(driver.advance(ms(949)), 0, "{where_}: the tick came early");
+    assert_eq!(driver.advance(ms(1)), 1, "{where_}");
+    assert_eq!(
+        poll_tick(every),
+        Poll::Ready(start + Duration::from_secs(1)),
+        "{where_}"
+    );
+}
+
+/// An interval on a paused driver takes its first tick on a thread that has
+/// not entered that driver, once real time has run 100 ms ahead of the
+/// paused clock: the interval re-files from its own driver's time, not from
+/// the polling thread's, and the driver's time has not moved.
+#[test]
+fn an_interval_ticked_on_a_thread_that_has_not_entered_its_driver_keeps_to_its_drivers_time() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let start = Instant::now();
+    let mut every = interval(Duration::from_secs(1));
+    let mut every = thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                assert!(Handle::try_entered().is_none());
+                // Real time, which this thread sees, runs ahead of the
+                // paused clock.
+                thread::sleep(ms(100));
+                assert_eq!(poll_tick(&mut every), Poll::Ready(start));
+                assert!(poll_tick(&mut every).is_pending());
+                every
+            })
+            .join()
+            .unwrap()
+    });
+    assert_driver_intact(&driver, start, &mut every, "not entered");
+}
+
+/// The same on a thread that entered another paused driver, an hour ahead:
+/// neither driver's time moves, the other driver gets no timer, and both
+/// still time sleeps right.
+#[test]
+fn an_interval_ticked_under_another_entered_paused_driver_moves_neither_drivers_time() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    let start = Instant::now();
+    let mut every = interval(Duration::from_secs(1));
+    let other = paused_driver();
+    other.advance(Duration::from_secs(3600));
+    let other_now = other.handle().now();
+    let mut every = thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let _entered = other.handle().enter();
+                assert_eq!(poll_tick(&mut every), Poll::Ready(start));
+                assert!(poll_tick(&mut every).is_pending());
+                every
+            })
+            .join()
+            .unwrap()
+    });
+    assert_eq!(other.handle().now(), other_now, "the other clock moved");
+    assert_eq!(other.handle().pending_timers(), 0);
+    assert_driver_intact(&driver, start, &mut every, "another driver entered");
+
+    let _other_entered = other.handle().enter();
+    let mut there = Box::pin(sleep(ms(50)));
+    assert!(
+        poll_noop(there.as_mut()).is_pending(),
+        "sleep(50ms) on the other driver was ready on its first poll"
+    );
+    assert_eq!(other.advance(ms(49)), 0);
+    assert_eq!(other.advance(ms(1)), 1);
+}
+
+/// An interval made where no driver is entered (served by the real clock)
+/// ticked on a thread where a paused driver an hour ahead is entered: it
+/// does not take that hour for its own time (which would make later real
+/// sleeps complete early), and it files nothing with the paused driver.
+#[test]
+fn an_interval_without_a_driver_ticked_under_an_entered_paused_driver_does_not_take_its_time() {
+    assert!(Handle::try_entered().is_none());
+    let mut every = interval(Duration::from_secs(10));
+    every.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let other = paused_driver();
+    other.advance(Duration::from_secs(3600));
+    {
+        let _entered = other.handle().enter();
+        assert!(poll_tick(&mut every).is_ready());
+        assert!(
+            poll_tick(&mut every).is_pending(),
+            "the second tick of a 10 s interval was ready at once"
+        );
+        assert_eq!(other.handle().pending_timers(), 0);
+    }
+
+    for wait in [ms(100), ms(200)] {
+        let start = StdInstant::now();
+        futures::executor::block_on(sleep(wait));
+        let took = start.elapsed();
+        assert!(
+            took >= wait,
+            "a fallback sleep({wait:?}) completed early, after {took:?}"
+        );
+    }
+    assert!(poll_tick(&mut every).is_pending());
 }

@@ -1,8 +1,10 @@
 //! The paused clock of a `lawn_rt` runtime (feature `test-util`):
 //! `time::pause`, `time::resume` and `time::advance` and their misuse,
 //! `Instant::now` under pause, `start_paused` (the macro's and the
-//! builder's), where `pause` stops the clock, and real time after
-//! `resume`, checked against tokio 1.x's documented semantics. How
+//! builder's), where `pause` stops the clock, real time after `resume`,
+//! and a sleep made outside a paused runtime and handed to its `block_on`
+//! (never on the real clock), checked against tokio 1.x's documented
+//! semantics. How
 //! `advance` fires timers is in `time_advance.rs`, auto-advance in
 //! `time_auto_advance.rs`.
 //!
@@ -22,7 +24,7 @@ mod common;
 use std::pin::pin;
 use std::thread;
 
-use common::{assert_panics_with, paused_runtime, paused_within, poll_noop};
+use common::{assert_panics_with, paused_runtime, paused_within, poll_noop, watchdog};
 use lawn_rt::runtime::Builder;
 use lawn_rt::task::{spawn_blocking, yield_now};
 use lawn_rt::time::{self, sleep, Duration, Instant};
@@ -328,4 +330,22 @@ fn a_timer_made_while_paused_fires_after_resume() {
             assert!(Instant::now() >= t0 + HOUR, "completed early");
         },
     );
+}
+
+/// `rt.block_on(sleep(d))`, the sleep made outside the paused runtime (the
+/// argument is evaluated before `block_on` enters it): the sleep must not
+/// silently bind to another clock (the fallback driver's real one, where a
+/// one-hour sleep takes a real hour). Either making it there panics, as
+/// tokio's does ("there is no reactor running"), or it follows the
+/// runtime's paused clock and completes at once by auto-advance.
+#[test]
+fn block_on_of_a_sleep_made_outside_a_paused_runtime_does_not_wait_on_the_real_clock() {
+    watchdog("block_on(sleep(1 h)) on a paused runtime", secs(3), || {
+        let rt = paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION);
+        let made_outside = std::panic::catch_unwind(|| sleep(HOUR));
+        if let Ok(nap) = made_outside {
+            rt.block_on(nap);
+        }
+        std::mem::forget(rt);
+    });
 }

@@ -1,23 +1,26 @@
-//! `Sleep::reset`: before and after fire, to the past, to later and earlier;
-//! the registration and its waker are kept.
+//! `Sleep::reset`: before and after fire, to the past (the stored waker is
+//! woken once, the next poll is Ready), to later and earlier; the
+//! registration and its waker are kept.
 //!
-//! Every test runs on a paused runtime (`#[lawn_rt::test(start_paused =
+//! The tests run on a paused runtime (`#[lawn_rt::test(start_paused =
 //! true)]`): the clock moves only by `time::advance` (checked poll by poll,
 //! with a counting waker) or by auto-advance when a reset sleep is awaited,
-//! which then completes exactly at its new deadline.
+//! which then completes exactly at its new deadline. The last two use a
+//! bare driver, paused and moved by hand, or on the real clock.
 
 mod common;
 
 use std::future::Future;
 use std::pin::pin;
+use std::sync::Arc;
 use std::task::Poll;
 
-use common::{advance_and_count, counting_waker, pending_timers, poll_noop, poll_with};
+use common::units::ms;
+use common::{
+    advance_and_count, counting_waker, paused_driver, pending_timers, poll_noop, poll_with,
+};
+use lawn_rt::driver::Driver;
 use lawn_rt::time::{sleep, Duration, Instant};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 // ---------------------------------------------------------------------------
 // reset
@@ -264,4 +267,50 @@ async fn waker_is_kept_across_reset() {
     shared.lock().unwrap().as_mut().reset(start + ms(50));
     shared.lock().unwrap().as_mut().reset(start + ms(20));
     assert_eq!(waiter.await.unwrap(), start + ms(20));
+}
+
+// ---------------------------------------------------------------------------
+// to the past, on a bare driver
+// ---------------------------------------------------------------------------
+
+/// A registered sleep reset to now or to the past (on a paused bare
+/// driver), as in tokio: the stored waker is woken at once (once), the
+/// sleep is elapsed, the next poll is Ready, the registration is gone,
+/// nothing fires later and the waker is released.
+#[test]
+fn a_reset_to_the_past_wakes_the_stored_waker_once_and_completes_on_the_next_poll() {
+    let driver = paused_driver();
+    let _entered = driver.handle().enter();
+    for past in [ms(0), ms(3), Duration::from_secs(1)] {
+        let (counter, waker) = counting_waker();
+        let mut sleep = Box::pin(sleep(Duration::from_secs(30)));
+        assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+        let now = Instant::now();
+        sleep.as_mut().reset(now.checked_sub(past).unwrap_or(now));
+        assert_eq!(counter.wakes(), 1, "reset to now - {past:?}");
+        assert!(sleep.is_elapsed());
+        assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+        assert_eq!(driver.handle().pending_timers(), 0);
+        assert_eq!(driver.advance(Duration::from_secs(30)), 0);
+        assert_eq!(counter.wakes(), 1, "woken again after the reset");
+        drop(sleep);
+        drop(waker);
+        assert_eq!(Arc::strong_count(&counter), 1);
+    }
+}
+
+/// The same on a bare driver on the real clock: a reset to now wakes the
+/// stored waker once, the next poll is Ready, and nothing fires later.
+#[test]
+fn a_reset_to_now_on_the_real_clock_wakes_the_stored_waker_once() {
+    let driver = Driver::new();
+    let _entered = driver.handle().enter();
+    let (counter, waker) = counting_waker();
+    let mut sleep = Box::pin(sleep(Duration::from_secs(30)));
+    assert!(poll_with(sleep.as_mut(), &waker).is_pending());
+    sleep.as_mut().reset(Instant::now());
+    assert_eq!(counter.wakes(), 1);
+    assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
+    assert_eq!(driver.process(), 0);
+    assert_eq!(counter.wakes(), 1);
 }

@@ -18,24 +18,19 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::thread;
 
+use common::units::ms;
 use common::{
-    advance_and_count, assert_panics_with, counting_waker, paused_driver, paused_runtime,
-    paused_within, pending_timers, poll_noop, poll_with, Rng,
+    advance_and_count, assert_panics_with, assert_send_sync, counting_waker, paused_driver,
+    paused_runtime, paused_within, pending_timers, poll_noop, poll_with, Rng,
 };
 use lawn_rt::driver::Driver;
 use lawn_rt::time::{self, sleep, sleep_until, Duration, Instant, Sleep};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 const YEAR: Duration = Duration::from_secs(365 * 86_400);
 
 // ---------------------------------------------------------------------------
 // Static properties: `Sleep` is `Send + Sync` and `!Unpin`, like tokio's.
 // ---------------------------------------------------------------------------
-
-fn assert_send_sync<T: Send + Sync>() {}
 
 /// Resolves only if `T: !Unpin`: for an `Unpin` type both impls apply and
 /// `<T as AmbiguousIfUnpin<_>>::some_item` is ambiguous (a compile error).

@@ -17,15 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use common::units::ms;
 use common::{
-    advance_and_count, counting_waker, paused_driver, pending_timers, poll_noop, poll_with,
+    advance_and_count, assert_send_sync, counting_waker, paused_driver, pending_timers, poll_noop,
+    poll_with,
 };
 use lawn_rt::time::error::{Elapsed, Error};
 use lawn_rt::time::{sleep, sleep_until, timeout, timeout_at, Duration, Instant, Timeout};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// Pending until its flag is set.
 #[derive(Debug, Clone, Default)]
@@ -60,7 +58,6 @@ fn ready_at(at: Instant) -> impl Future<Output = &'static str> {
 // Static properties
 // ---------------------------------------------------------------------------
 
-fn assert_send_sync<T: Send + Sync>() {}
 fn assert_error<T: std::error::Error + Send + Sync + 'static>() {}
 
 trait AmbiguousIfUnpin<A> {

@@ -14,15 +14,12 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::task::{Poll, Wake, Waker};
 use std::thread;
 
+use common::units::ms;
 use common::{
     advance_and_count, counting_waker, paused_driver, pending_timers, poll_noop, poll_with,
 };
 use lawn_rt::driver::Handle;
 use lawn_rt::time::{self, sleep, Duration, Instant, Sleep};
-
-const fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 // ---------------------------------------------------------------------------
 // Wakers

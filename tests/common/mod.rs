@@ -1,5 +1,8 @@
-//! Helpers shared by the `time_*` integration tests: a paused driver, a
-//! waker that counts its wakes, one-shot polling, and a tiny PRNG.
+//! Helpers shared by the integration tests: paused drivers and runtimes,
+//! wakers that count, panic or run a closure, one-shot polling, watchdogs
+//! that turn a hang into a failure, runtimes of either flavor (and
+//! [`both_flavors!`](crate::both_flavors), which runs one test body on
+//! each), and a tiny PRNG.
 //!
 //! Not every test file uses every helper.
 #![allow(dead_code)]
@@ -61,6 +64,28 @@ pub fn poll_noop<F: Future + ?Sized>(future: Pin<&mut F>) -> Poll<F::Output> {
     poll_with(future, Waker::noop())
 }
 
+/// Polls `interval` for its next tick once, with a waker that does nothing.
+pub fn poll_tick(interval: &mut lawn_rt::time::Interval) -> Poll<lawn_rt::time::Instant> {
+    interval.poll_tick(&mut Context::from_waker(Waker::noop()))
+}
+
+/// A waker that runs `f` each time it is woken (by value or by reference).
+pub fn fn_waker(f: impl Fn() + Send + Sync + 'static) -> Waker {
+    struct FnWake<F>(F);
+    impl<F: Fn() + Send + Sync + 'static> Wake for FnWake<F> {
+        fn wake(self: Arc<Self>) {
+            (self.0)();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            (self.0)();
+        }
+    }
+    Waker::from(Arc::new(FnWake(f)))
+}
+
+/// Compiles only if `T` is `Send` and `Sync`.
+pub fn assert_send_sync<T: Send + Sync>() {}
+
 /// xorshift64*: small, fast and reproducible.
 pub struct Rng(pub u64);
 
@@ -75,6 +100,11 @@ impl Rng {
     /// Uniform enough in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
+    }
+
+    /// Uniform enough in `0..100`.
+    pub fn percent(&mut self) -> u64 {
+        self.below(100)
     }
 }
 
@@ -263,6 +293,52 @@ pub fn watchdog<R: Send + 'static>(
     }
 }
 
+/// Joins `thread`, failing the test (naming `what`) if it has not ended
+/// within `limit` (a deadlock); a panic of the thread is passed on.
+#[track_caller]
+pub fn join_within<T>(
+    what: &str,
+    limit: std::time::Duration,
+    thread: std::thread::JoinHandle<T>,
+) -> T {
+    let start = std::time::Instant::now();
+    while !thread.is_finished() {
+        assert!(
+            start.elapsed() < limit,
+            "{what}: still running after {limit:?} (deadlock)"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    match thread.join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// Receives on `rx`, failing the test (naming `what`) if nothing comes
+/// within `limit`.
+#[track_caller]
+pub fn recv_within<T>(
+    rx: &std::sync::mpsc::Receiver<T>,
+    limit: std::time::Duration,
+    what: &str,
+) -> T {
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|err| panic!("{what}: not signalled within {limit:?} ({err})"))
+}
+
+/// A value whose drop panics (unless the thread is already unwinding):
+/// a task's output or a future's state that user code made hostile.
+pub struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("PanicOnDrop dropped");
+        }
+    }
+}
+
 /// A one-shot value another thread or task can set; awaiting [`Gate::wait`]
 /// gives it. Cloning shares the slot.
 pub struct Gate<T> {
@@ -446,6 +522,19 @@ pub fn multi_thread_runtime(workers: usize) -> lawn_rt::runtime::Runtime {
         .expect("a multi-thread runtime")
 }
 
+/// A multi-thread runtime with two workers (time and I/O enabled): the one
+/// most multi-thread tests use.
+pub fn rt2() -> lawn_rt::runtime::Runtime {
+    multi_thread_runtime(2)
+}
+
+/// The default name of a multi-thread runtime's worker threads.
+pub const WORKER: &str = "lawn-rt-worker";
+
+/// How long a task spinning at a [`Rendezvous`] waits for another to turn
+/// up on another worker.
+pub const MEET: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A meeting point for `parties` threads that waits by spinning: each
 /// [`meet`](Rendezvous::meet) blocks its thread until all parties have
 /// arrived. Tasks that meet this way were running at the same time, so on
@@ -508,6 +597,97 @@ pub fn eventually(limit: std::time::Duration, mut done: impl FnMut() -> bool) ->
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+}
+
+// ---------------------------------------------------------------------------
+// Both flavors: one test body, run on a current-thread and a multi-thread
+// runtime
+// ---------------------------------------------------------------------------
+
+/// The flavor of runtime a shared test body runs on (see
+/// [`both_flavors!`](crate::both_flavors)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// `Builder::new_current_thread()`.
+    CurrentThread,
+    /// `Builder::new_multi_thread()` with two workers ([`rt2`]).
+    MultiThread,
+}
+
+impl Flavor {
+    /// A builder of this flavor (two workers for a multi-thread one),
+    /// nothing enabled yet.
+    pub fn builder(self) -> lawn_rt::runtime::Builder {
+        match self {
+            Flavor::CurrentThread => lawn_rt::runtime::Builder::new_current_thread(),
+            Flavor::MultiThread => {
+                let mut builder = lawn_rt::runtime::Builder::new_multi_thread();
+                builder.worker_threads(2);
+                builder
+            }
+        }
+    }
+
+    /// A runtime of this flavor, time and I/O enabled.
+    pub fn rt(self) -> lawn_rt::runtime::Runtime {
+        self.builder().enable_all().build().expect("a runtime")
+    }
+
+    /// How long a test body on this flavor may run before a watchdog takes
+    /// it for a hang: 20 s on a current-thread runtime, 60 s on a
+    /// multi-thread one (more threads to wait for).
+    pub fn hang(self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.pick(20, 60))
+    }
+
+    /// `current_thread` on a current-thread runtime, `multi_thread` on a
+    /// multi-thread one: either per flavor.
+    pub fn pick<T>(self, current_thread: T, multi_thread: T) -> T {
+        match self {
+            Flavor::CurrentThread => current_thread,
+            Flavor::MultiThread => multi_thread,
+        }
+    }
+
+    /// The full name of the test `name` that `both_flavors!`, invoked at the
+    /// root of a test crate, made for this flavor (`current_thread::name`
+    /// or `multi_thread::name`), for [`isolated`].
+    pub fn test_name(self, name: &str) -> String {
+        format!("{}::{name}", self.pick("current_thread", "multi_thread"))
+    }
+}
+
+/// Runs each named test body on both runtime flavors: for every
+/// `fn name(flavor: Flavor)` listed, makes a `#[test] fn name()` in a
+/// module `current_thread` (with [`Flavor::CurrentThread`]) and one in a
+/// module `multi_thread` (with [`Flavor::MultiThread`]), so the tests are
+/// `current_thread::name` and `multi_thread::name`. The bodies stay
+/// ordinary functions (formatted, linted and documented where they are
+/// written); tests that only make sense on one flavor are plain `#[test]`s
+/// next to them.
+#[macro_export]
+macro_rules! both_flavors {
+    ($($name:ident),* $(,)?) => {
+        /// The shared test bodies on a current-thread runtime.
+        mod current_thread {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name($crate::common::Flavor::CurrentThread)
+                }
+            )*
+        }
+
+        /// The shared test bodies on a multi-thread runtime (two workers).
+        mod multi_thread {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name($crate::common::Flavor::MultiThread)
+                }
+            )*
+        }
+    };
 }
 
 /// Helpers for the `net_*` tests.
