@@ -1,12 +1,17 @@
-//! TCP and UDP sockets whose readiness comes from the runtime's own park
-//! loop; like `tokio::net`.
+//! TCP, UDP and Unix domain sockets whose readiness comes from the
+//! runtime's own park loop; like `tokio::net`.
 //!
-//! [`TcpListener`], [`TcpStream`] and [`UdpSocket`] have tokio's names and
+//! [`TcpListener`], [`TcpStream`], [`UdpSocket`] and, on Unix,
+//! `UnixListener`, `UnixStream` and `UnixDatagram` have tokio's names and
 //! signatures for the common operations (`bind`, `accept`, `connect`,
-//! `send_to`, `recv_from`, ...), and [`TcpStream`] implements
-//! `futures::io::{AsyncRead, AsyncWrite}` (and, with the feature
-//! `tokio-io`, `tokio::io::{AsyncRead, AsyncWrite}`, so tokio-util codecs
-//! work over it).
+//! `send_to`, `recv_from`, `split`, `into_split`, `readable`, `try_read`,
+//! ...). The streams implement `futures::io::{AsyncRead, AsyncWrite}`
+//! (and, with the feature `tokio-io`, `tokio::io::{AsyncRead,
+//! AsyncWrite}`, so tokio-util codecs work over them). On Linux and
+//! Android, `TcpSocket` sets socket options (`SO_REUSEADDR`,
+//! `SO_REUSEPORT`, buffer sizes, the listen backlog) before listening or
+//! connecting. The helper types are in [`tcp`] and, on Unix, `unix` (the
+//! halves of a stream, `ReuniteError`, Unix addresses).
 //!
 //! ```
 //! use futures::io::{AsyncReadExt, AsyncWriteExt};
@@ -53,17 +58,39 @@
 //! ready; on `WouldBlock` it clears the readiness it saw (unless an event
 //! came in meanwhile) and waits. See `src/runtime/io/` for the protocol.
 //!
+//! The non-blocking operations (`try_read`, `try_write`, `try_send`,
+//! `try_recv`, ...) run the system call only if the word says ready, and
+//! clear it on `WouldBlock` the same way, so a loop of `readable().await`
+//! and `try_read` waits for new data instead of spinning.
+//!
+//! What the protocols share is written once: readiness, connect and
+//! accept in `ops.rs`; the byte streams' operations and traits in
+//! `stream.rs` and `io_traits.rs`; their halves in `split.rs`; the
+//! datagram sockets' operations in `datagram.rs`. The protocol modules
+//! hold what differs (addresses, constructors, options).
+//!
 //! Ground rules: socket types hold no lock of their own; everything shared
 //! lives in the driver's readiness record (`runtime::io`), whose rules are
 //! written there. A socket may move between threads and tasks; its events
 //! may be dispatched on another thread than the one polling it.
 
 mod addr;
-mod tcp;
+mod datagram;
+mod io_traits;
+mod ops;
+mod split;
+mod stream;
+pub mod tcp;
 mod udp;
+#[cfg(unix)]
+pub mod unix;
 
 pub use addr::ToSocketAddrs;
 pub use tcp::listener::TcpListener;
-pub use tcp::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use tcp::socket::TcpSocket;
 pub use tcp::stream::TcpStream;
+pub use tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 pub use udp::UdpSocket;
+#[cfg(unix)]
+pub use unix::{datagram::UnixDatagram, listener::UnixListener, stream::UnixStream};

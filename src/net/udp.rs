@@ -1,6 +1,5 @@
 //! [`UdpSocket`].
 
-use std::fmt;
 use std::io;
 use std::net::SocketAddr;
 
@@ -13,7 +12,10 @@ use crate::runtime::io::{self as driver, Direction, Registration};
 ///
 /// Every operation takes `&self`, so one socket can be shared (in an
 /// `Arc`) by several tasks: say one receiving and one sending. Each
-/// waiting task is woken when the socket becomes ready.
+/// waiting task is woken when the socket becomes ready. Besides the
+/// `async` operations there are non-blocking ones
+/// ([`try_send`](Self::try_send), [`try_recv`](Self::try_recv)) to use
+/// with [`writable`](Self::writable) and [`readable`](Self::readable).
 ///
 /// # Examples
 ///
@@ -142,79 +144,6 @@ impl UdpSocket {
         addr::each(addrs, |addr| async move { self.io.get_ref().connect(addr) }).await
     }
 
-    /// Sends `buf` as one datagram to the connected peer; returns how many
-    /// bytes were sent.
-    ///
-    /// # Errors
-    ///
-    /// `NotConnected` before [`connect`](Self::connect); `ConnectionRefused`
-    /// if an earlier datagram found no one listening; what `send(2)`
-    /// reports (a datagram too large, say).
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: if it has not completed, nothing was sent.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use lawn_rt::net::UdpSocket;
-    ///
-    /// let rt = lawn_rt::runtime::Runtime::new()?;
-    /// rt.block_on(async {
-    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
-    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
-    ///     a.connect(b.local_addr()?).await?;
-    ///     assert_eq!(a.send(b"hello").await?, 5);
-    ///     let mut buf = [0; 16];
-    ///     assert_eq!(b.recv(&mut buf).await?, 5);
-    ///     Ok::<_, std::io::Error>(())
-    /// })?;
-    /// # Ok::<(), std::io::Error>(())
-    /// ```
-    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .async_io(Direction::Write, |socket| socket.send(buf))
-            .await
-    }
-
-    /// Waits for a datagram from the connected peer and copies it into
-    /// `buf` (the rest of a datagram longer than `buf` is lost); returns
-    /// its length.
-    ///
-    /// # Errors
-    ///
-    /// `ConnectionRefused` if an earlier datagram found no one listening;
-    /// what `recv(2)` reports.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: if it has not completed, no datagram was taken.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use lawn_rt::net::UdpSocket;
-    ///
-    /// let rt = lawn_rt::runtime::Runtime::new()?;
-    /// rt.block_on(async {
-    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
-    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
-    ///     b.connect(a.local_addr()?).await?;
-    ///     a.send_to(b"hi", b.local_addr()?).await?;
-    ///     let mut buf = [0; 16];
-    ///     let n = b.recv(&mut buf).await?;
-    ///     assert_eq!(&buf[..n], b"hi");
-    ///     Ok::<_, std::io::Error>(())
-    /// })?;
-    /// # Ok::<(), std::io::Error>(())
-    /// ```
-    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .async_io(Direction::Read, |socket| socket.recv(buf))
-            .await
-    }
-
     /// Sends `buf` as one datagram to `target` (its first address);
     /// returns how many bytes were sent.
     ///
@@ -327,10 +256,16 @@ impl UdpSocket {
     }
 }
 
-impl fmt::Debug for UdpSocket {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UdpSocket")
-            .field("local_addr", &self.local_addr().ok())
-            .finish_non_exhaustive()
-    }
+crate::net::ops::socket_traits!(UdpSocket: local_addr);
+
+crate::net::datagram::datagram_api! {
+    UdpSocket,
+    uses: "use lawn_rt::net::UdpSocket;",
+    pair: "{
+        let a = UdpSocket::bind(\"127.0.0.1:0\").await?;
+        let b = UdpSocket::bind(\"127.0.0.1:0\").await?;
+        a.connect(b.local_addr()?).await?;
+        b.connect(a.local_addr()?).await?;
+        (a, b)
+    }",
 }

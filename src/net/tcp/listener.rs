@@ -1,14 +1,15 @@
 //! [`TcpListener`].
 
-use std::fmt;
 use std::io;
 use std::net::SocketAddr;
+use std::task::{Context, Poll};
 
 use mio::Interest;
 
 use super::stream::TcpStream;
 use crate::net::addr::{self, ToSocketAddrs};
-use crate::runtime::io::{self as driver, Direction, Registration};
+use crate::net::ops;
+use crate::runtime::io::{self as driver, Registration};
 
 /// A TCP socket listening for connections; like `tokio::net::TcpListener`.
 ///
@@ -114,9 +115,36 @@ impl TcpListener {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (stream, peer) = self.io.async_io(Direction::Read, |l| l.accept()).await?;
-        let driver = driver::try_current().unwrap_or_else(|| self.io.driver().clone());
-        Ok((TcpStream::registered(driver, stream)?, peer))
+        let (io, peer) = ops::accept(&self.io).await?;
+        Ok((TcpStream::from_registration(io), peer))
+    }
+
+    /// Polls for a connection: `Ready` with it and its peer's address, or
+    /// `Pending` (the task is woken when one comes in). Only the task of
+    /// the latest call is woken; for several waiting tasks, use
+    /// [`accept`](Self::accept).
+    ///
+    /// # Errors
+    ///
+    /// As [`accept`](Self::accept).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     let client = TcpStream::connect(listener.local_addr()?).await?;
+    ///     let (_stream, peer) = std::future::poll_fn(|cx| listener.poll_accept(cx)).await?;
+    ///     assert_eq!(peer, client.local_addr()?);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        ops::poll_accept(&self.io, cx).map_ok(|(io, peer)| (TcpStream::from_registration(io), peer))
     }
 
     /// A listener made from a `std` one (set to non-blocking here),
@@ -171,12 +199,55 @@ impl TcpListener {
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()
     }
-}
 
-impl fmt::Debug for TcpListener {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TcpListener")
-            .field("local_addr", &self.local_addr().ok())
-            .finish_non_exhaustive()
+    /// Takes the socket's pending error (`SO_ERROR`), if any, clearing it.
+    ///
+    /// # Errors
+    ///
+    /// What `getsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::TcpListener;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     assert!(listener.take_error()?.is_none());
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
+    /// The `std` listener of this one, deregistered from the runtime;
+    /// still non-blocking (call `set_nonblocking(false)` for blocking
+    /// use).
+    ///
+    /// # Errors
+    ///
+    /// If the socket cannot be deregistered.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::TcpListener;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// let listener = rt.block_on(TcpListener::bind("127.0.0.1:0"))?;
+    /// let std_listener = listener.into_std()?;
+    /// std_listener.set_nonblocking(false)?;
+    /// let client = std::net::TcpStream::connect(std_listener.local_addr()?)?;
+    /// let (_server, peer) = std_listener.accept()?;
+    /// assert_eq!(peer, client.local_addr()?);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn into_std(self) -> io::Result<std::net::TcpListener> {
+        self.io.into_inner().map(Into::into)
     }
 }
+
+crate::net::ops::socket_traits!(TcpListener: local_addr);

@@ -222,6 +222,16 @@ impl ScheduledIo {
         }
     }
 
+    /// Readiness in `direction` now, without waiting or storing a waker
+    /// (`None`: not ready), for the `try_*` operations.
+    pub(crate) fn ready_now(&self, direction: Direction) -> Result<Option<ReadyEvent>, ShutDown> {
+        match self.check(direction) {
+            Check::Ready(event) => Ok(Some(event)),
+            Check::NotReady => Ok(None),
+            Check::ShutDown => Err(ShutDown),
+        }
+    }
+
     /// Forgets the waker stored under `key` if it is an `async fn`
     /// waiter's (one that is done or dropped); a `poll_*` waker stays
     /// until it is woken or replaced.

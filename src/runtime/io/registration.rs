@@ -11,7 +11,8 @@
 //! - Readiness polls take part in the cooperative budget (`crate::coop`):
 //!   checked before each poll, spent when an operation completes.
 //! - Dropping a registration deregisters the source (an error is ignored:
-//!   the descriptor is being closed anyway) and frees its record.
+//!   the descriptor is being closed anyway) and frees its record;
+//!   [`Registration::into_inner`] does the same but hands the source back.
 
 use std::io;
 use std::sync::Arc;
@@ -26,7 +27,9 @@ use crate::coop;
 
 /// A mio source registered with an I/O driver.
 pub(crate) struct Registration<S: Source> {
-    source: S,
+    /// `None` only once [`into_inner`](Self::into_inner) has taken it (the
+    /// registration is then being dropped).
+    source: Option<S>,
     token: mio::Token,
     io: Arc<ScheduledIo>,
     driver: Arc<Driver>,
@@ -60,7 +63,7 @@ impl<S: Source> Registration<S> {
             return Err(err);
         }
         Ok(Registration {
-            source,
+            source: Some(source),
             token,
             io,
             driver,
@@ -69,7 +72,25 @@ impl<S: Source> Registration<S> {
 
     /// The source, for calls that need no readiness (addresses, options).
     pub(crate) fn get_ref(&self) -> &S {
-        &self.source
+        self.source
+            .as_ref()
+            .expect("a registration's source is taken only when it is consumed")
+    }
+
+    /// Deregisters the source and frees its record, handing the source
+    /// back (for `into_std`).
+    ///
+    /// # Errors
+    ///
+    /// If mio cannot deregister it (the source is closed then).
+    pub(crate) fn into_inner(mut self) -> io::Result<S> {
+        let mut source = self
+            .source
+            .take()
+            .expect("a registration's source is taken only when it is consumed");
+        let deregistered = self.driver.registry().deregister(&mut source);
+        drop(self); // frees the record
+        deregistered.map(|()| source)
     }
 
     /// The driver this source is registered with.
@@ -128,7 +149,7 @@ impl<S: Source> Registration<S> {
     ) -> Poll<io::Result<R>> {
         loop {
             let event = ready!(self.poll_ready_as(cx, direction, key))?;
-            match op(&self.source) {
+            match op(self.get_ref()) {
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
                     self.clear_readiness(event);
                 }
@@ -137,6 +158,29 @@ impl<S: Source> Registration<S> {
                     return Poll::Ready(done);
                 }
             }
+        }
+    }
+
+    /// Runs the non-blocking `op` once if the source is ready in
+    /// `direction` now, without waiting (a `WouldBlock` error if it is
+    /// not); on `WouldBlock` from `op`, clears the readiness it saw, as
+    /// [`poll_io`](Self::poll_io) does. For the `try_*` operations.
+    pub(crate) fn try_io<R>(
+        &self,
+        direction: Direction,
+        op: impl FnOnce(&S) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let event = match self.io.ready_now(direction) {
+            Ok(Some(event)) => event,
+            Ok(None) => return Err(io::ErrorKind::WouldBlock.into()),
+            Err(_) => return Err(shut_down_error()),
+        };
+        match op(self.get_ref()) {
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                self.clear_readiness(event);
+                Err(err)
+            }
+            done => done,
         }
     }
 
@@ -181,8 +225,10 @@ impl Drop for Queued<'_> {
 impl<S: Source> Drop for Registration<S> {
     fn drop(&mut self) {
         // Fails only if the descriptor is already unusable; it is being
-        // closed either way.
-        let _ = self.driver.registry().deregister(&mut self.source);
+        // closed either way. (No source: `into_inner` deregistered it.)
+        if let Some(source) = &mut self.source {
+            let _ = self.driver.registry().deregister(source);
+        }
         self.driver.remove(self.token);
     }
 }

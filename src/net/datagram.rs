@@ -1,0 +1,183 @@
+//! What the datagram sockets ([`UdpSocket`](super::UdpSocket) and the
+//! Unix datagram socket) share, written once: [`datagram_api!`] gives a
+//! socket type its connected `send`/`recv`, their `try_` forms, its
+//! readiness operations (`readable`, `writable`, `poll_recv_ready`,
+//! `poll_send_ready`) and `take_error`, with their docs; each doc example
+//! runs once per protocol. Addressed operations (`send_to`, `recv_from`)
+//! differ in their address types and stay with each socket.
+//!
+//! Ground rules: the socket type has a field `io: Registration<S>` whose
+//! `S` has mio's `send`, `recv` and `take_error`. Every operation takes
+//! `&self`; the `async` ones wait as queued waiters (each waiting task is
+//! woken), the `poll_*` ones in the socket's single slot per direction.
+
+/// The shared operations of the datagram socket type `$socket` (see the
+/// module docs). `uses` is the example's `use` line; `pair` an
+/// expression, inside a runtime, for two sockets connected to each other.
+macro_rules! datagram_api {
+    (
+        $socket:ident,
+        uses: $uses:expr,
+        pair: $pair:expr $(,)?
+    ) => {
+        $crate::net::ops::readiness_api! {
+            $socket,
+            poll_read: poll_recv_ready,
+            poll_write: poll_send_ready,
+            uses: $uses,
+            pair: $pair,
+            send: "b.try_send(b\"hello\")",
+            recv: "a.try_recv(&mut buf)",
+        }
+
+        impl $socket {
+            /// Sends `buf` as one datagram to the connected peer; returns
+            /// how many bytes were sent.
+            ///
+            /// # Errors
+            ///
+            /// `NotConnected` if the socket is not connected;
+            /// `ConnectionRefused` if the peer is gone (an earlier
+            /// datagram found no one listening); what `send(2)` reports (a
+            /// datagram too large, say).
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: if it has not completed, nothing was sent.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     assert_eq!(a.send(b"hello").await?, 5);
+            ///     let mut buf = [0; 16];
+            ///     assert_eq!(b.recv(&mut buf).await?, 5);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub async fn send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
+                self.io
+                    .async_io($crate::runtime::io::Direction::Write, |socket| {
+                        socket.send(buf)
+                    })
+                    .await
+            }
+
+            /// Waits for a datagram from the connected peer and copies it
+            /// into `buf` (the rest of a datagram longer than `buf` is
+            /// lost); returns its length.
+            ///
+            /// # Errors
+            ///
+            /// `ConnectionRefused` if an earlier datagram found no one
+            /// listening; what `recv(2)` reports.
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: if it has not completed, no datagram was taken.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     b.send(b"hi").await?;
+            ///     let mut buf = [0; 16];
+            ///     let n = a.recv(&mut buf).await?;
+            ///     assert_eq!(&buf[..n], b"hi");
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub async fn recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
+                self.io
+                    .async_io($crate::runtime::io::Direction::Read, |socket| {
+                        socket.recv(buf)
+                    })
+                    .await
+            }
+
+            /// Sends `buf` as one datagram to the connected peer if it can
+            /// go now, without waiting; returns how many bytes were sent.
+            ///
+            /// # Errors
+            ///
+            /// `WouldBlock` if the socket cannot send now; that clears its
+            /// write readiness, so [`writable`](Self::writable) then waits.
+            /// Otherwise as [`send`](Self::send).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     a.writable().await?;
+            ///     assert_eq!(a.try_send(b"now")?, 3);
+            ///     assert_eq!(b.recv(&mut [0; 8]).await?, 3);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub fn try_send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
+                self.io
+                    .try_io($crate::runtime::io::Direction::Write, |socket| {
+                        socket.send(buf)
+                    })
+            }
+
+            /// Takes a datagram from the connected peer into `buf` if one
+            /// has arrived, without waiting; returns its length.
+            ///
+            /// # Errors
+            ///
+            /// `WouldBlock` if none is there now; that clears the socket's
+            /// read readiness, so [`readable`](Self::readable) then waits
+            /// for the next. Otherwise as [`recv`](Self::recv).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            /// use std::io::ErrorKind::WouldBlock;
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     let mut buf = [0; 16];
+            ///     assert_eq!(b.try_recv(&mut buf).unwrap_err().kind(), WouldBlock);
+            ///     a.send(b"one").await?;
+            ///     let n = loop {
+            ///         b.readable().await?;
+            ///         match b.try_recv(&mut buf) {
+            ///             Ok(n) => break n,
+            ///             Err(err) if err.kind() == WouldBlock => continue, // stale
+            ///             Err(err) => return Err(err),
+            ///         }
+            ///     };
+            ///     assert_eq!(&buf[..n], b"one");
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub fn try_recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
+                self.io
+                    .try_io($crate::runtime::io::Direction::Read, |socket| {
+                        socket.recv(buf)
+                    })
+            }
+        }
+    };
+}
+
+pub(crate) use datagram_api;
