@@ -45,7 +45,7 @@
 //! | [`driver`] | the timer driver: a Lawn of wakers per slack level behind one lock, the clock (real or paused), [`Handle`](driver::Handle); the foreign shards (a driver per thread that runs no lawn_rt runtime) and their one timer thread |
 //! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant), [`DelayQueue`](time::DelayQueue); the paused clock (`time::pause`, feature `test-util`); hyper's timer (`time::HyperTimer`, feature `hyper`) |
 //! | [`runtime`], [`task`] | the current-thread and multi-thread schedulers (a timer shard and a mio park loop per worker), the blocking pool, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
-//! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket); readiness from the runtime's own mio poll |
+//! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket), `TcpSocket`, Unix sockets; readiness from the runtime's own mio poll |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
 //! the driver nothing of mio, `time` only the driver handle it finds.
