@@ -45,6 +45,8 @@
 //! below 1 means lawn_rt did better in every column. The table is
 //! markdown. Exit status 1 if a request failed or a server misbehaved.
 
+#[path = "support/child.rs"]
+mod child;
 #[path = "support/hyper_service.rs"]
 mod hyper_service;
 #[path = "../benches/support/measure.rs"]
@@ -192,7 +194,7 @@ fn run_child(runtime: Runtime, header_timeout_ms: u64) -> ExitCode {
     };
     let (stopped, stop) = futures::channel::oneshot::channel::<()>();
     std::thread::spawn(move || {
-        obey_stdin();
+        child::obey_stdin();
         let _ = stopped.send(());
     });
     let stop = async move {
@@ -205,22 +207,6 @@ fn run_child(runtime: Runtime, header_timeout_ms: u64) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Reads `start` and `stop` from stdin; at `stop` (or the end of stdin),
-/// prints the CPU and voluntary switches since `start` and returns.
-fn obey_stdin() {
-    let mut since = usage();
-    for line in io::stdin().lock().lines() {
-        match line.as_deref().map(str::trim) {
-            Ok("start") => since = usage(),
-            Ok("stop") | Err(_) => break,
-            Ok(_) => {}
-        }
-    }
-    let (cpu, csw) = usage();
-    println!("cpu={:.4} csw={}", cpu - since.0, csw - since.1);
-    let _ = io::stdout().flush();
 }
 
 // ---- the parent: load and report ----

@@ -18,6 +18,8 @@
 //! tokio / lawn_rt for requests per second, lawn_rt / tokio for the rest
 //! (below 1: lawn_rt did better in every column).
 
+#[path = "support/child.rs"]
+mod child;
 #[path = "../benches/support/measure.rs"]
 mod measure;
 
@@ -27,7 +29,8 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use measure::{median, usage};
+use child::obey_stdin;
+use measure::median;
 
 mod on_lawn_rt {
     #![allow(dead_code)]
@@ -101,17 +104,7 @@ fn child(runtime: &str) -> ExitCode {
     };
     let (stopped, stop) = futures::channel::oneshot::channel::<()>();
     std::thread::spawn(move || {
-        let mut since = usage();
-        for line in io::stdin().lock().lines() {
-            match line.as_deref().map(str::trim) {
-                Ok("start") => since = usage(),
-                Ok("stop") | Err(_) => break,
-                Ok(_) => {}
-            }
-        }
-        let (cpu, csw) = usage();
-        println!("cpu={:.4} csw={}", cpu - since.0, csw - since.1);
-        let _ = io::stdout().flush();
+        obey_stdin();
         let _ = stopped.send(());
     });
     let stop = async move {

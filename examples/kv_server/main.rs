@@ -69,39 +69,31 @@ fn main() -> ExitCode {
         }
     }
     let ready = |addr| println!("kv_server ({runtime}): listening on {addr}");
+    // The same startup on either crate: `$rt` is its path, `$service` the
+    // module that includes `service.rs` with it.
+    macro_rules! run {
+        ($rt:ident, $service:ident) => {
+            $rt::runtime::Runtime::new().and_then(|rt| {
+                rt.block_on(async {
+                    let mut config = match &config_path {
+                        Some(path) => $service::Config::load(path).await?,
+                        None => $service::Config::parse("")?,
+                    };
+                    config.listen = listen.clone().unwrap_or(config.listen);
+                    config.admin = admin.clone().unwrap_or(config.admin);
+                    let ctrl_c = async {
+                        let _ = $rt::signal::ctrl_c().await;
+                    };
+                    $service::serve(config, ctrl_c, ready)
+                        .await
+                        .map(|report| format!("{report:?}"))
+                })
+            })
+        };
+    }
     let result = match runtime.as_str() {
-        "lawn_rt" => lawn_rt::runtime::Runtime::new().and_then(|rt| {
-            rt.block_on(async {
-                let mut config = match &config_path {
-                    Some(path) => on_lawn_rt::Config::load(path).await?,
-                    None => on_lawn_rt::Config::parse("")?,
-                };
-                config.listen = listen.clone().unwrap_or(config.listen);
-                config.admin = admin.clone().unwrap_or(config.admin);
-                let ctrl_c = async {
-                    let _ = lawn_rt::signal::ctrl_c().await;
-                };
-                on_lawn_rt::serve(config, ctrl_c, ready)
-                    .await
-                    .map(|r| format!("{r:?}"))
-            })
-        }),
-        "tokio" => tokio::runtime::Runtime::new().and_then(|rt| {
-            rt.block_on(async {
-                let mut config = match &config_path {
-                    Some(path) => on_tokio::Config::load(path).await?,
-                    None => on_tokio::Config::parse("")?,
-                };
-                config.listen = listen.clone().unwrap_or(config.listen);
-                config.admin = admin.clone().unwrap_or(config.admin);
-                let ctrl_c = async {
-                    let _ = tokio::signal::ctrl_c().await;
-                };
-                on_tokio::serve(config, ctrl_c, ready)
-                    .await
-                    .map(|r| format!("{r:?}"))
-            })
-        }),
+        "lawn_rt" => run!(lawn_rt, on_lawn_rt),
+        "tokio" => run!(tokio, on_tokio),
         other => {
             eprintln!("kv_server: --runtime takes lawn_rt or tokio, not `{other}`");
             return ExitCode::from(2);
