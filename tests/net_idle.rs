@@ -83,10 +83,15 @@ async fn chat(mut stream: TcpStream) -> Result<(), String> {
 }
 
 /// A silent client: sends one byte, then waits for the server to close;
-/// returns how long after its last write that happened.
+/// returns how long after it started its last write that happened.
+///
+/// The clock is read before the write: the server cannot see the byte
+/// before the write starts, but it can read it (and start its idle time)
+/// while this thread is still between the write and a clock read after
+/// it, so only the earlier read is a sound lower bound.
 async fn stay_silent(mut stream: TcpStream) -> std::io::Result<Duration> {
-    stream.write_all(b"x").await?;
     let wrote = Instant::now();
+    stream.write_all(b"x").await?;
     let mut back = [0; 1];
     stream.read_exact(&mut back).await?;
     assert_eq!(
