@@ -110,7 +110,7 @@ pub mod lawn;
 mod loom;
 pub mod net;
 pub mod runtime;
-#[cfg(all(unix, not(loom)))]
+#[cfg(unix)]
 pub mod signal;
 pub mod task;
 pub mod time;

@@ -391,3 +391,123 @@ pub fn local_set_abort_vs_completion() {
     aborter.join().unwrap();
     firer.join().unwrap();
 }
+
+/// Model 21, `block_in_place` hands a worker over: a one-worker runtime
+/// runs task C, which yields (its waker waits in the worker's deferred
+/// list), and task A, whose closure blocks until task B, spawned by the
+/// main thread after A, has run. The worker moves to a new thread with its
+/// queue and deferred wakers while the old one blocks: B runs (else A's
+/// closure waits forever), C resumes (else it waits forever), A goes on
+/// after its closure, and dropping the runtime joins all three threads'
+/// worth of work (planted bug `handoff_local`: the new thread starts
+/// without the old one's deferred wakers, a deadlock). Run it with
+/// [`RUNTIME_PREEMPTIONS`].
+pub fn block_in_place_hand_off() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(1));
+    let gate = std::sync::Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
+    let yielder = rt.spawn(async {
+        lawn_rt::task::yield_now().await;
+        1
+    });
+    let blocker = {
+        let gate = gate.clone();
+        rt.spawn(async move {
+            lawn_rt::task::block_in_place(|| {
+                let (open, opened) = &*gate;
+                let mut open = open.lock().unwrap();
+                while !*open {
+                    open = opened.wait(open).unwrap();
+                }
+            });
+            2
+        })
+    };
+    let opener = rt.spawn(async move {
+        let (open, opened) = &*gate;
+        *open.lock().unwrap() = true;
+        opened.notify_all();
+        3
+    });
+    assert_eq!(rt.block_on(opener).unwrap(), 3);
+    assert_eq!(rt.block_on(blocker).unwrap(), 2);
+    assert_eq!(rt.block_on(yielder).unwrap(), 1);
+    drop(rt);
+}
+
+/// Model 21b, the runtime dropped as a worker hands itself over: task A's
+/// closure runs in `block_in_place` (then A completes), task D never
+/// completes; the main thread drops the runtime at once. Whether the
+/// worker saw the shutdown first or handed over first, when the drop
+/// returns D's future has been dropped (the new thread was joined after
+/// cancelling it), and A gave its output or was cancelled before its body
+/// ran (the last worker's shutdown leaves A to the thread still polling
+/// it). Planted bugs: `handoff_join` (the drop joins one round of threads
+/// and misses the new one), `shutdown_running` (the shutdown cancels A
+/// while its old thread polls it, and its output is replaced).
+pub fn block_in_place_vs_drop() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(1));
+    let ran = std::sync::Arc::new(AtomicBool::new(false));
+    let dropped = std::sync::Arc::new(AtomicBool::new(false));
+    let blocker = {
+        let ran = ran.clone();
+        rt.spawn(async move {
+            lawn_rt::task::block_in_place(|| ran.store(true, SeqCst));
+            5
+        })
+    };
+    let forever = {
+        let guard = SetOnDrop(dropped.clone());
+        rt.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        })
+    };
+    drop(rt);
+    assert!(
+        dropped.load(SeqCst),
+        "the runtime's drop returned before every task's future was dropped"
+    );
+    let mut blocker = pin!(blocker);
+    match poll(blocker.as_mut(), Waker::noop()) {
+        Poll::Ready(result) => assert_output_or_cancelled(result, 5, &ran, "the blocker"),
+        Poll::Pending => panic!("a task of a runtime that was dropped is still pending"),
+    }
+    drop(forever);
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop(std::sync::Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, SeqCst);
+    }
+}
+
+/// Model 22, a signal's broadcast vs a listener's poll: one thread does
+/// what the handler and a draining listener in another runtime do (flag
+/// the signal, then take the flag, bump the counter and wake the
+/// listeners) while the main thread polls a listener made before and
+/// waits to be woken. The listener hears the signal exactly once (planted
+/// bug `signal_recheck`: the listener stores its waker without looking at
+/// the counter again, and a broadcast in between wakes nobody: deadlock).
+pub fn signal_broadcast_vs_listener() {
+    use lawn_rt::signal::model::Record;
+
+    let record = std::sync::Arc::new(Record::new());
+    let mut listener = record.listen();
+    let sender = {
+        let record = record.clone();
+        thread::spawn(move || {
+            record.raise();
+            record.broadcast();
+        })
+    };
+    let signal = Signal::new();
+    while !record.poll(&mut listener, &signal.waker()) {
+        signal.wait();
+    }
+    sender.join().unwrap();
+    // Heard once: nothing more until the next signal.
+    assert!(!record.poll(&mut listener, &signal.waker()));
+}

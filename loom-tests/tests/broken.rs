@@ -44,7 +44,21 @@
 //!   joiner sleeps forever;
 //! - `local_wake`: a local task woken from another thread is queued
 //!   without waking the `LocalSet`'s poller (`Shared::push`,
-//!   `task/local.rs`): model 20's set sleeps forever.
+//!   `task/local.rs`): model 20's set sleeps forever;
+//! - `handoff_local`: `block_in_place` starts the worker's new thread
+//!   without the deferred wakers of the tasks that yielded
+//!   (`MultiThread::hand_over`, `scheduler/multi.rs`): model 21's yielding
+//!   task sleeps forever;
+//! - `handoff_join`: a multi-thread runtime's drop joins one round of
+//!   threads (`MultiThread::shutdown`): model 21b's drop returns before
+//!   the worker's new thread has cancelled the tasks;
+//! - `shutdown_running`: the last worker's shutdown cancels a task that a
+//!   thread which handed its worker over still polls (`Task::shutdown`,
+//!   `task/mod.rs`): model 21b's task completes, and its output is
+//!   replaced by a cancellation;
+//! - `signal_recheck`: a signal listener stores its waker without looking
+//!   at the delivery counter again (`Slot::poll_delivered`,
+//!   `signal/slot.rs`): model 22's listener sleeps through the broadcast.
 //!
 //! CI runs this file in that build (and only this file: other models fail
 //! there too, as they should).
@@ -248,6 +262,47 @@ fn the_local_set_model_catches_a_remote_wake_that_does_not_wake_the_set() {
         "the_local_set_model_catches_a_remote_wake_that_does_not_wake_the_set",
         local_set_remote_wake,
         "local_wake",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_hand_off_model_catches_deferred_wakers_left_behind() {
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
+        "the_hand_off_model_catches_deferred_wakers_left_behind",
+        block_in_place_hand_off,
+        "handoff_local",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_hand_off_drop_model_catches_a_drop_that_joins_one_round() {
+    assert_caught(
+        "the_hand_off_drop_model_catches_a_drop_that_joins_one_round",
+        block_in_place_vs_drop,
+        "handoff_join",
+        "returned before every task's future was dropped",
+    );
+}
+
+#[test]
+fn the_hand_off_drop_model_catches_a_shutdown_that_cancels_a_running_task() {
+    assert_caught(
+        "the_hand_off_drop_model_catches_a_shutdown_that_cancels_a_running_task",
+        block_in_place_vs_drop,
+        "shutdown_running",
+        "it ran, and its output was lost",
+    );
+}
+
+#[test]
+fn the_signal_model_catches_a_listener_that_does_not_look_again() {
+    assert_caught(
+        "the_signal_model_catches_a_listener_that_does_not_look_again",
+        signal_broadcast_vs_listener,
+        "signal_recheck",
         DEADLOCK,
     );
 }

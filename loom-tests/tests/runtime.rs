@@ -53,3 +53,18 @@ fn model_20_local_set_remote_wake() {
 fn model_20b_local_set_abort_vs_completion() {
     model(local_set_abort_vs_completion);
 }
+
+#[test]
+fn model_21_block_in_place_hand_off() {
+    model_bounded(RUNTIME_PREEMPTIONS, block_in_place_hand_off);
+}
+
+#[test]
+fn model_21b_block_in_place_vs_drop() {
+    model(block_in_place_vs_drop);
+}
+
+#[test]
+fn model_22_signal_broadcast_vs_listener() {
+    model(signal_broadcast_vs_listener);
+}

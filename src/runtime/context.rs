@@ -105,6 +105,12 @@ pub(crate) fn start_driving(owner: usize, index: usize, queue: VecDeque<TaskRef>
     });
 }
 
+/// Drives again what [`stop_driving`] gave back, on this thread: a
+/// multi-thread worker's role handed to a new thread by `block_in_place`.
+pub(crate) fn resume_driving(local: Local) {
+    LOCAL.with(|l| *l.borrow_mut() = Some(local));
+}
+
 /// Which worker of runtime `owner` this thread is, if it is one.
 #[inline]
 pub(crate) fn worker_index(owner: usize) -> Option<usize> {

@@ -35,11 +35,21 @@
 //! Signals coalesce: each `recv` stands for one or more deliveries. A
 //! signal that arrives after a listener was made is never lost for it.
 
+#[cfg(not(loom))]
 mod registry;
+mod slot;
+#[cfg(not(loom))]
 pub mod unix;
 
+#[cfg(loom)]
+#[doc(hidden)]
+pub use slot::model;
+
+#[cfg(not(loom))]
 use std::future::Future;
+#[cfg(not(loom))]
 use std::io;
+#[cfg(not(loom))]
 use std::panic::Location;
 
 /// Waits for the next ctrl-c: `SIGINT`, sent by the terminal (or by
@@ -78,6 +88,7 @@ use std::panic::Location;
 /// })?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
+#[cfg(not(loom))]
 #[track_caller]
 pub fn ctrl_c() -> impl Future<Output = io::Result<()>> + Send + Sync + 'static {
     let caller = Location::caller();

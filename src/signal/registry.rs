@@ -24,21 +24,18 @@
 //! - `pending` is set before the byte is written, and a listener drains
 //!   before it takes the flags: a flag it does not see is one whose byte it
 //!   did not read either, and that byte wakes a listener again.
-//! - The counter is bumped before the listeners' wakers are taken (under
-//!   the record's waiter lock), and a listener stores its waker and reads
-//!   the counter again under that lock: a broadcast either sees the waker
-//!   or is seen by the listener. Wakers are called after the lock is
-//!   released.
+//! - A record's counter and wakers follow `slot.rs`'s rules (loom model
+//!   22).
 //! - Records are never removed (the handler holds them, and stays).
 
 use std::io::{self, Read};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::task::Waker;
 
 use mio::Interest;
 
+use super::slot::Slot;
 use crate::runtime::io::{Direction, Driver, Registration};
 
 /// What every signal shares: the socket pair, the records, the pipes.
@@ -52,24 +49,6 @@ struct Globals {
     /// The read end's registration with each I/O driver that has
     /// listeners (dead ones are pruned when a new one is made).
     pipes: Mutex<Vec<Weak<Pipe>>>,
-}
-
-/// One signal number's record.
-pub(super) struct Slot {
-    signum: i32,
-    /// Set by the handler, taken by a broadcast.
-    pending: Arc<AtomicBool>,
-    /// Bumped by each broadcast that took `pending`.
-    delivered: AtomicU64,
-    waiters: Mutex<Waiters>,
-}
-
-#[derive(Default)]
-struct Waiters {
-    /// Ids for new listeners.
-    next_id: u64,
-    /// Listeners waiting for the counter to move: (id, waker).
-    list: Vec<(u64, Waker)>,
 }
 
 /// The socket's read end, registered with one I/O driver.
@@ -131,16 +110,11 @@ pub(super) fn slot(signum: i32, name: &str) -> io::Result<Arc<Slot>> {
     }
     let globals = globals()?;
     let mut slots = lock(&globals.slots);
-    if let Some(slot) = slots.iter().find(|slot| slot.signum == signum) {
+    if let Some(slot) = slots.iter().find(|slot| slot.signum() == signum) {
         return Ok(slot.clone());
     }
-    let slot = Arc::new(Slot {
-        signum,
-        pending: Arc::new(AtomicBool::new(false)),
-        delivered: AtomicU64::new(0),
-        waiters: Mutex::new(Waiters::default()),
-    });
-    install(signum, &slot.pending, &globals.sender).map_err(|err| {
+    let slot = Arc::new(Slot::new(signum));
+    install(signum, slot.pending(), &globals.sender).map_err(|err| {
         io::Error::new(
             err.kind(),
             format!("lawn_rt: cannot install a handler for signal {signum}{name}: {err}"),
@@ -163,49 +137,6 @@ fn install(signum: i32, pending: &Arc<AtomicBool>, sender: &UnixStream) -> io::R
     Ok(())
 }
 
-impl Slot {
-    /// The counter now: what a new listener has seen.
-    pub(super) fn delivered(&self) -> u64 {
-        self.delivered.load(SeqCst)
-    }
-
-    /// A fresh id for a listener's waker.
-    pub(super) fn new_waiter(&self) -> u64 {
-        let mut waiters = lock(&self.waiters);
-        waiters.next_id += 1;
-        waiters.next_id
-    }
-
-    /// Whether the counter moved past `seen` (updating it); otherwise
-    /// stores `waker` under `id`, to be woken by the next broadcast that
-    /// moves it.
-    pub(super) fn poll_delivered(&self, seen: &mut u64, id: u64, waker: &Waker) -> bool {
-        let now = self.delivered.load(SeqCst);
-        if now != *seen {
-            *seen = now;
-            return true;
-        }
-        let mut waiters = lock(&self.waiters);
-        match waiters.list.iter_mut().find(|(key, _)| *key == id) {
-            Some((_, stored)) => stored.clone_from(waker),
-            None => waiters.list.push((id, waker.clone())),
-        }
-        // Under the lock a broadcast takes wakers with: one that bumped
-        // the counter before the waker was stored is seen here.
-        let now = self.delivered.load(SeqCst);
-        if now != *seen {
-            *seen = now;
-            return true;
-        }
-        false
-    }
-
-    /// Forgets the waker of listener `id` (dropped).
-    pub(super) fn forget(&self, id: u64) {
-        lock(&self.waiters).list.retain(|(key, _)| *key != id);
-    }
-}
-
 /// Takes every pending flag: bumps those records' counters and wakes their
 /// listeners. Called by a listener after it drained the socket.
 pub(super) fn broadcast() {
@@ -214,10 +145,7 @@ pub(super) fn broadcast() {
     };
     let mut woken = Vec::new();
     for slot in lock(&globals.slots).iter() {
-        if slot.pending.swap(false, SeqCst) {
-            slot.delivered.fetch_add(1, SeqCst);
-            woken.extend(lock(&slot.waiters).list.drain(..).map(|(_, waker)| waker));
-        }
+        slot.take_pending(&mut woken);
     }
     for waker in woken {
         waker.wake();

@@ -26,7 +26,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use super::registry::{self, Pipe, Slot};
+use super::registry::{self, Pipe};
+use super::slot::Slot;
 use crate::runtime::context;
 
 /// The signal numbers that differ between Unix platforms: `SIGUSR1`,

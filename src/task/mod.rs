@@ -86,6 +86,59 @@ where
     current("spawn_blocking").spawn_blocking(func)
 }
 
+/// Runs the blocking function `f` on this thread, after handing this
+/// worker's other tasks to a new thread; like `tokio::task::block_in_place`.
+///
+/// On a worker of a multi-thread runtime, the worker (its queue, its timers
+/// and its sockets) moves to a new thread before `f` starts, so the
+/// runtime's other tasks keep running while `f` blocks; the task that
+/// called it goes on here once `f` returns. Unlike
+/// [`spawn_blocking`], `f` need not be `'static` or `Send`: it may borrow
+/// from the task. Elsewhere (a multi-thread runtime's `block_on` thread, a
+/// blocking-pool thread, no runtime at all, a second `block_in_place`
+/// inside `f`) it just runs `f`.
+///
+/// Whatever else the calling task does during `f` waits for it: futures
+/// `join!`ed with the call are not polled until `f` returns.
+///
+/// # Panics
+///
+/// On the thread running a current-thread runtime (in its `block_on`),
+/// with tokio's message ("can call blocking only when running on the
+/// multi-threaded runtime"): there is no other thread to hand the runtime
+/// to. Use [`spawn_blocking`] there.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Builder;
+///
+/// let rt = Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+/// rt.block_on(async {
+///     lawn_rt::spawn(async {
+///         let config = String::from("threads = 2");
+///         // Borrows `config`: no `'static` needed.
+///         let parsed = lawn_rt::task::block_in_place(|| {
+///             std::thread::sleep(std::time::Duration::from_millis(5));
+///             config.len()
+///         });
+///         assert_eq!(parsed, 11);
+///     })
+///     .await
+///     .unwrap();
+/// });
+/// ```
+#[track_caller]
+pub fn block_in_place<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R,
+{
+    match context::current() {
+        Some(handle) => handle.inner.block_in_place(f),
+        None => f(),
+    }
+}
+
 #[track_caller]
 fn current(what: &str) -> Handle {
     match context::current() {

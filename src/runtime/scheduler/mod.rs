@@ -74,6 +74,20 @@ impl Scheduler {
         }
     }
 
+    /// `task::block_in_place` on a thread that entered this runtime.
+    #[track_caller]
+    pub(crate) fn block_in_place<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self {
+            Scheduler::Multi(shared) => shared.block_in_place(f),
+            Scheduler::Current(inner) if inner.is_driven_here() => panic!(
+                "lawn_rt: can call blocking only when running on the multi-threaded runtime \
+                 (`block_in_place` blocks the only thread of a current-thread runtime; use \
+                 `spawn_blocking`)"
+            ),
+            Scheduler::Current(_) => f(),
+        }
+    }
+
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
         match self {
             Scheduler::Current(inner) => inner.shutdown(timeout),

@@ -38,10 +38,23 @@
 //!   only when a task is queued that no running worker is about to take
 //!   (inject pushes, or a second task in a running worker's queue).
 //! - **Shutdown:** sets `shutdown` and wakes every worker; the last worker
-//!   to leave its loop cancels every task and shuts the drivers down, so no
-//!   future is dropped while a worker may poll it. `Runtime::drop` joins the
-//!   workers (unless it runs on one of them).
+//!   to leave its loop cancels every task and shuts the drivers down.
+//!   `Runtime::drop` joins the workers' threads (unless it runs on one of
+//!   them), over and over until none is left: a hand-off (below) may add
+//!   one while it joins.
+//! - **`block_in_place` hands a worker over:** a worker is its `Core` (its
+//!   parker, so its `mio::Poll`; everything else of it is shared by index),
+//!   which sits in the thread-local `CORE` only while a task is polled.
+//!   `block_in_place` takes it from there with the thread's `Local` (queue
+//!   and deferred wakers) and starts a new thread that runs the same
+//!   worker's loop; the old thread goes on with the task as a plain thread
+//!   (its wakes go to the inject queue) and leaves when the poll returns
+//!   and it finds no core. `running` counts cores, not threads. A task may
+//!   then still be polled by its old thread while the last worker cancels
+//!   every task: `Task::shutdown` leaves a running task to its runner
+//!   (loom model 21).
 
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
@@ -86,11 +99,23 @@ pub(crate) struct MultiThread {
     running: AtomicUsize,
     /// Which shard the next non-worker thread to enter gets.
     next_enter: AtomicUsize,
-    /// The workers' threads, joined by `Runtime::drop`.
-    threads: Mutex<Vec<thread::JoinHandle<()>>>,
+    /// The runtime's threads, joined by `Runtime::drop`.
+    threads: Mutex<Threads>,
+    /// How a worker's thread is made (also by a hand-off).
+    thread_name: String,
+    stack_size: Option<usize>,
     /// The blocking pool's shutdown timeout, for the worker that cleans up
     /// when `Runtime::drop` cannot (it runs on a worker).
     pending_blocking: Mutex<Option<Option<Duration>>>,
+}
+
+/// The threads of a multi-thread runtime.
+struct Threads {
+    /// Those that hold a worker's core (or ended holding one).
+    workers: Vec<thread::JoinHandle<()>>,
+    /// Those that handed their core over and still run a task (blocking
+    /// work, as far as the shutdown's timeout goes).
+    left: Vec<thread::JoinHandle<()>>,
 }
 
 /// What other threads may touch of one worker.
@@ -107,7 +132,16 @@ struct Inject {
     closed: bool,
 }
 
-/// What only the worker's own thread touches.
+crate::loom::const_thread_local! {
+    /// The core of the worker this thread is, while it polls a task (so
+    /// `block_in_place` can hand it over).
+    static CORE: RefCell<Option<Box<Core>>> = RefCell::new(None);
+    /// The runtime (its address) whose worker this thread was until it
+    /// handed the worker over; 0 if none.
+    static HANDED_OVER: Cell<usize> = Cell::new(0);
+}
+
+/// What only the worker's own thread touches (the thread that holds it).
 struct Core {
     index: usize,
     parker: Parker,
@@ -144,11 +178,11 @@ impl MultiThread {
                 time,
                 io,
             });
-            cores.push(Core {
+            cores.push(Box::new(Core {
                 index,
                 parker,
                 steal_from: index + 1,
-            });
+            }));
         }
         let shared = Arc::new(MultiThread {
             workers: remotes.into_boxed_slice(),
@@ -164,25 +198,23 @@ impl MultiThread {
             shutdown: AtomicBool::new(false),
             running: AtomicUsize::new(config.workers),
             next_enter: AtomicUsize::new(0),
-            threads: Mutex::new(Vec::with_capacity(config.workers)),
+            threads: Mutex::new(Threads {
+                workers: Vec::with_capacity(config.workers),
+                left: Vec::new(),
+            }),
+            thread_name: config.thread_name,
+            stack_size: config.stack_size,
             pending_blocking: Mutex::new(None),
         });
         let scheduler = super::Scheduler::Multi(shared.clone());
         for core in cores {
-            let handle = crate::runtime::Handle {
-                inner: scheduler.clone(),
-            };
-            let mut builder = thread::Builder::new().name(config.thread_name.clone());
-            if let Some(size) = config.stack_size {
-                builder = builder.stack_size(size);
-            }
-            let spawned = builder.spawn(move || run_worker(handle, core));
+            let spawned = shared.spawn_worker(core, None);
             match spawned {
-                Ok(thread) => lock(&shared.threads).push(thread),
-                Err(err) => {
+                Ok(thread) => lock(&shared.threads).workers.push(thread),
+                Err(Unstarted { error: err, .. }) => {
                     // The workers started so far see it, leave their
                     // loops, and the last one cleans up.
-                    let started = lock(&shared.threads).len();
+                    let started = lock(&shared.threads).workers.len();
                     let missing = config.workers - started;
                     if shared.running.fetch_sub(missing, SeqCst) == missing {
                         shared.finish();
@@ -200,6 +232,40 @@ impl MultiThread {
 
     fn id(&self) -> usize {
         self as *const MultiThread as usize
+    }
+
+    /// Starts a thread that runs worker `core` (with the `Local` of the
+    /// thread it is handed over from, if any); on an error, gives them
+    /// back.
+    fn spawn_worker(
+        self: &Arc<Self>,
+        core: Box<Core>,
+        local: Option<context::Local>,
+    ) -> Result<thread::JoinHandle<()>, Unstarted> {
+        let handle = crate::runtime::Handle {
+            inner: super::Scheduler::Multi(self.clone()),
+        };
+        let mut builder = thread::Builder::new().name(self.thread_name.clone());
+        if let Some(size) = self.stack_size {
+            builder = builder.stack_size(size);
+        }
+        // The new thread takes the parts; if it never starts, they are
+        // still here.
+        let slot = Arc::new(Mutex::new(Some((core, local))));
+        let parts = slot.clone();
+        builder
+            .spawn(move || {
+                let taken = lock(&parts).take();
+                if let Some((core, local)) = taken {
+                    run_worker(handle, core, local);
+                }
+            })
+            .map_err(|error| {
+                let (core, local) = lock(&slot)
+                    .take()
+                    .expect("a thread that never ran took nothing");
+                Unstarted { error, core, local }
+            })
     }
 
     pub(crate) fn bind(&self, task: &TaskRef) -> bool {
@@ -350,20 +416,83 @@ impl MultiThread {
         self.inject_len.load(SeqCst) > 0 || self.workers.iter().any(|w| w.len.load(SeqCst) > 0)
     }
 
-    /// The worker's loop; returns at shutdown.
-    fn run(&self, core: &mut Core) {
+    /// The worker's loop; returns its core at shutdown, or `None` once a
+    /// task has handed the core to another thread (`block_in_place`).
+    fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
         while !self.is_shutdown() {
             let mut ran = 0;
             while ran < EVENT_INTERVAL {
-                let Some(task) = self.next_task(core, ran) else {
+                let Some(task) = self.next_task(&mut core, ran) else {
                     break;
                 };
-                task.run();
+                core = run_task(core, task)?;
                 ran += 1;
             }
             let idle = ran < EVENT_INTERVAL
                 && context::with_local(self.id(), |l| l.deferred.is_empty()).unwrap_or(true);
-            self.park(core, idle);
+            self.park(&mut core, idle);
+        }
+        Some(core)
+    }
+
+    /// `block_in_place` on a thread of this runtime: if the thread is a
+    /// worker polling a task, hands the worker to a new thread (see the
+    /// module docs) and runs `f` here; elsewhere just runs `f`.
+    pub(crate) fn block_in_place<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
+        let core = CORE
+            .try_with(|core| core.borrow_mut().take())
+            .ok()
+            .flatten();
+        if let Some(core) = core {
+            if self.is_shutdown() {
+                // The worker leaves its loop after this task anyway.
+                CORE.with(|slot| *slot.borrow_mut() = Some(core));
+            } else {
+                self.hand_over(core);
+            }
+        }
+        // Leaf futures polled inside `f` (a nested `Handle::block_on`) are
+        // not this task's: no budget.
+        crate::coop::with_budget(None, f)
+    }
+
+    /// Starts a new thread for the worker whose core this thread holds,
+    /// and stops being that worker here. If no thread can be started, the
+    /// worker stays here (and blocks with `f`, as without a hand-off).
+    fn hand_over(self: &Arc<Self>, core: Box<Core>) {
+        let mut local = context::stop_driving().expect("a worker's thread drives its runtime");
+        if crate::driver::planted("handoff_local") {
+            // The deliberately broken variant (test-only): the new thread
+            // starts without the deferred wakers of the tasks that yielded.
+            local.deferred.clear();
+        }
+        match self.spawn_worker(core, Some(local)) {
+            Ok(thread) => {
+                HANDED_OVER.with(|handed| handed.set(self.id()));
+                let me = thread::current().id();
+                let mut threads = lock(&self.threads);
+                // This thread's handle moves to `left`, where the threads
+                // earlier hand-offs left behind have ended by now, most of
+                // them: joined here, so a long-lived runtime keeps no
+                // handle of theirs.
+                let mine = threads.workers.iter().position(|t| t.thread().id() == me);
+                let mine = mine.map(|at| threads.workers.swap_remove(at));
+                threads.workers.push(thread);
+                let mut left = Vec::with_capacity(threads.left.len() + 1);
+                for thread in threads.left.drain(..) {
+                    if crate::loom::is_finished(&thread) {
+                        let _ = thread.join();
+                    } else {
+                        left.push(thread);
+                    }
+                }
+                left.extend(mine);
+                threads.left = left;
+            }
+            Err(Unstarted { core, local, .. }) => {
+                context::resume_driving(local.expect("handed over with its Local"));
+                CORE.with(|slot| *slot.borrow_mut() = Some(core));
+            }
         }
     }
 
@@ -464,17 +593,40 @@ impl MultiThread {
         for remote in self.workers.iter() {
             remote.unpark.unpark();
         }
-        if context::worker_index(self.id()).is_some() {
-            // Dropped inside one of its own tasks: this worker cleans up
-            // once it is out of the task, if it is the last one.
+        let on_own_thread = context::worker_index(self.id()).is_some()
+            || HANDED_OVER.try_with(Cell::get).ok() == Some(self.id());
+        if on_own_thread {
+            // Dropped inside one of its own tasks (on a worker, or on a
+            // thread that handed its worker over): it cannot join itself;
+            // the last worker cleans up once it is out of its loop.
             *lock(&self.pending_blocking) = Some(timeout);
             return;
         }
-        let threads = std::mem::take(&mut *lock(&self.threads));
+        // A hand-off lists its new thread before its old one can end, so
+        // once a round finds no thread listed, every one has been joined.
+        // Threads left by a hand-off run blocking work: waited for up to
+        // `timeout`, as the blocking pool's are (then let go).
+        let deadline = timeout.map(|timeout| StdInstant::now() + timeout);
         let mut panicked = None;
-        for thread in threads {
-            if let Err(payload) = thread.join() {
-                panicked.get_or_insert(payload);
+        loop {
+            let (workers, left) = {
+                let mut threads = lock(&self.threads);
+                let workers = std::mem::take(&mut threads.workers);
+                (workers, std::mem::take(&mut threads.left))
+            };
+            if workers.is_empty() && left.is_empty() {
+                break;
+            }
+            let left = left.into_iter().filter(|thread| ends_by(thread, deadline));
+            for thread in workers.into_iter().chain(left) {
+                if let Err(payload) = thread.join() {
+                    panicked.get_or_insert(payload);
+                }
+            }
+            if crate::driver::planted("handoff_join") {
+                // The deliberately broken variant (test-only): joins one
+                // round only, so a worker's new thread may outlive the drop.
+                break;
             }
         }
         self.blocking.shutdown(timeout);
@@ -524,20 +676,59 @@ impl MultiThread {
     }
 }
 
-/// A worker thread's body.
-fn run_worker(handle: crate::runtime::Handle, mut core: Core) {
+/// A worker's thread body: from the start (`local` is `None`) or from a
+/// hand-off.
+fn run_worker(handle: crate::runtime::Handle, core: Box<Core>, local: Option<context::Local>) {
     let crate::runtime::scheduler::Scheduler::Multi(shared) = handle.inner.clone() else {
         unreachable!("a worker belongs to a multi-thread runtime");
     };
-    context::start_driving(shared.id(), core.index, VecDeque::new());
+    match local {
+        Some(local) => context::resume_driving(local),
+        None => context::start_driving(shared.id(), core.index, VecDeque::new()),
+    }
     {
         let _entered = handle.enter();
-        shared.run(&mut core);
-        // Cleans up (drops futures) with the runtime still entered.
-        shared.worker_done();
+        if let Some(core) = shared.run(core) {
+            // Cleans up (drops futures) with the runtime still entered,
+            // and the core (its parker) kept until then.
+            shared.worker_done();
+            drop(core);
+        }
     }
     let deferred = context::stop_driving().map(|local| local.deferred);
     drop(deferred);
+}
+
+/// Runs `task` with `core` in `CORE`; gives the core back unless the task
+/// handed it over (`block_in_place`).
+#[inline]
+fn run_task(core: Box<Core>, task: TaskRef) -> Option<Box<Core>> {
+    CORE.with(|slot| *slot.borrow_mut() = Some(core));
+    task.run();
+    CORE.with(|slot| slot.borrow_mut().take())
+}
+
+/// Waits until `thread` has ended or `deadline` passes (`None`: no limit);
+/// whether it may be joined now (else it is let go).
+fn ends_by(thread: &thread::JoinHandle<()>, deadline: Option<StdInstant>) -> bool {
+    let Some(deadline) = deadline else {
+        return true;
+    };
+    while !crate::loom::is_finished(thread) {
+        let now = StdInstant::now();
+        if now >= deadline {
+            return false;
+        }
+        std::thread::sleep((deadline - now).min(Duration::from_millis(1)));
+    }
+    true
+}
+
+/// A worker that could not be given a thread: why, and its parts back.
+struct Unstarted {
+    error: io::Error,
+    core: Box<Core>,
+    local: Option<context::Local>,
 }
 
 impl Schedule for MultiThread {
@@ -581,4 +772,42 @@ impl Schedule for BlockingSchedule {
     }
 
     fn release(&self, _owned: usize) {}
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// A runtime that hands its workers over again and again keeps no
+    /// handle of the threads that have ended: its thread list stays at the
+    /// workers plus the few threads still on their way out.
+    #[test]
+    fn hand_offs_keep_no_handle_of_ended_threads() {
+        let rt = crate::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let super::super::Scheduler::Multi(shared) = rt.handle().inner.clone() else {
+            unreachable!()
+        };
+        rt.block_on(async {
+            crate::spawn(async {
+                for _ in 0..300 {
+                    crate::task::block_in_place(|| ());
+                    crate::task::yield_now().await;
+                }
+            })
+            .await
+            .unwrap();
+        });
+        let threads = lock(&shared.threads);
+        assert_eq!(threads.workers.len(), 2, "one handle per worker");
+        // Each hand-off joins the threads that have ended; a loaded
+        // machine may leave a few still exiting, never the 300.
+        assert!(
+            threads.left.len() <= 32,
+            "{} handles left",
+            threads.left.len()
+        );
+    }
 }

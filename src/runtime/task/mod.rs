@@ -8,12 +8,17 @@
 //! - `state` bits: `SCHEDULED` (in a run queue, or due to be put back by
 //!   its runner), `RUNNING` (being polled), `COMPLETE` (output or error
 //!   produced, future dropped), `CANCELLED` (abort asked).
-//! - Only the runtime's driving thread polls or drops the future (the
-//!   blocking pool's thread for a blocking task). A wake from anywhere sets
+//! - Only the thread that set `RUNNING` polls or drops the future (a
+//!   runtime's driving thread; the blocking pool's thread for a blocking
+//!   task; one that handed its worker over in `block_in_place` goes on
+//!   with the task it polls). A wake from anywhere sets
 //!   `SCHEDULED` and pushes the task only if it was neither scheduled,
 //!   running nor complete; a runner that sees `SCHEDULED` set again after
 //!   its poll pushes the task back itself. So a task is in at most one
 //!   queue at a time and never polled concurrently.
+//! - `CANCELLED` seen by a runner after a `Pending` poll cancels the task
+//!   there; a shutdown that finds the task running only sets it, and
+//!   leaves the future to the runner (loom model 21).
 //! - The future and the join slot have separate locks: a task that awaits
 //!   its own handle waits forever, it does not deadlock its thread.
 //! - A panic in `poll` (or in dropping a cancelled future) becomes the
@@ -202,9 +207,15 @@ where
             Ok(Poll::Ready(output)) => self.complete(Ok(output)),
             Err(payload) => self.complete(Err(JoinError::panic(self.id, payload))),
             Ok(Poll::Pending) => {
-                let prev = self.state.fetch_and(!RUNNING, AcqRel);
-                if prev & SCHEDULED != 0 {
-                    self.scheduler.schedule(self.clone());
+                // Aborted or shut down during the poll: cancelled here
+                // (still `RUNNING`), not left to a queue that may be gone.
+                let idle = self.state.fetch_update(AcqRel, Acquire, |s| {
+                    (s & CANCELLED == 0).then_some(s & !RUNNING)
+                });
+                match idle {
+                    Ok(prev) if prev & SCHEDULED != 0 => self.scheduler.schedule(self.clone()),
+                    Ok(_) => {}
+                    Err(_) => self.cancel(),
                 }
             }
         }
@@ -214,8 +225,19 @@ where
         let prev = self.state.fetch_update(AcqRel, Acquire, |s| {
             (s & COMPLETE == 0).then_some(s | CANCELLED | RUNNING)
         });
-        if prev.is_ok() {
-            self.cancel();
+        match prev {
+            Ok(prev)
+                if prev & RUNNING != 0
+                    // The deliberately broken variants (test-only) cancel
+                    // a running task here, waiting for its poll to end.
+                    && !crate::driver::planted("shutdown_running")
+                    && !crate::driver::planted("drop_in_task") =>
+            {
+                // Polled right now (by a thread that handed its worker
+                // over): its runner completes or cancels it.
+            }
+            Ok(_) => self.cancel(),
+            Err(_) => {}
         }
     }
 

@@ -1,0 +1,277 @@
+//! `task::block_in_place`: on a multi-thread worker the worker moves to a
+//! new thread while the closure blocks, so the runtime's other tasks,
+//! timers and sockets keep going (even with one worker); the calling task
+//! goes on afterwards. Elsewhere it just runs the closure; on a
+//! current-thread runtime it panics with tokio's message at the caller's
+//! line. Shutdown waits for a closure in progress (up to its timeout).
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{catch_panic_site, recv_within, watchdog};
+use lawn_rt::runtime::{Builder, Handle, Runtime};
+use lawn_rt::task::{block_in_place, spawn_blocking};
+use lawn_rt::time::{sleep, Instant};
+
+const PATIENCE: Duration = Duration::from_secs(10);
+const TOKIO_MESSAGE: &str = "can call blocking only when running on the multi-threaded runtime";
+
+fn multi(workers: usize) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// With one worker, a task blocking in `block_in_place` until another
+/// task has run would wait forever unless the worker moved on.
+#[test]
+fn other_tasks_run_while_the_closure_blocks_even_with_one_worker() {
+    watchdog("one worker", PATIENCE, || {
+        let rt = multi(1);
+        rt.block_on(async {
+            let (tx, rx) = mpsc::channel();
+            let blocker = lawn_rt::spawn(async move {
+                block_in_place(|| recv_within(&rx, PATIENCE, "the other task's message"))
+            });
+            // Spawned after the blocker started blocking, or before: both
+            // must run.
+            let other = lawn_rt::spawn(async move {
+                sleep(Duration::from_millis(5)).await;
+                tx.send(7).unwrap();
+            });
+            other.await.unwrap();
+            assert_eq!(blocker.await.unwrap(), 7);
+        });
+    });
+}
+
+/// Timers filed on the worker before the hand-off fire on its new thread,
+/// on time, while the old thread still blocks.
+#[test]
+fn the_workers_timers_fire_while_its_old_thread_blocks() {
+    watchdog("timers", PATIENCE, || {
+        let rt = multi(1);
+        rt.block_on(async {
+            let (tx, rx) = mpsc::channel();
+            let start = Instant::now();
+            // Filed on the only worker's shard first.
+            let sleeper = lawn_rt::spawn(async move {
+                sleep(Duration::from_millis(30)).await;
+                tx.send(Instant::now()).unwrap();
+            });
+            let blocker = lawn_rt::spawn(async move {
+                block_in_place(|| recv_within(&rx, PATIENCE, "the sleeper"))
+            });
+            let fired = blocker.await.unwrap();
+            sleeper.await.unwrap();
+            assert!(fired >= start + Duration::from_millis(30), "early");
+        });
+    });
+}
+
+/// The closure may borrow from the task; the task goes on after it with
+/// timers, spawns and awaits, and can do it again.
+#[test]
+fn the_task_goes_on_after_the_closure_and_may_call_it_again() {
+    watchdog("goes on", PATIENCE, || {
+        let rt = multi(2);
+        let total = rt.block_on(async {
+            lawn_rt::spawn(async {
+                let words = [String::from("a"), "bb".into(), "ccc".into()];
+                let mut total = 0;
+                for round in 0..20 {
+                    total += block_in_place(|| words.iter().map(|w| w.len()).sum::<usize>());
+                    sleep(Duration::from_millis(1)).await;
+                    total += lawn_rt::spawn(async move { round % 2 }).await.unwrap();
+                }
+                total
+            })
+            .await
+            .unwrap()
+        });
+        assert_eq!(total, 20 * 6 + 10);
+    });
+}
+
+/// Many hand-offs in a row: every task completes, and the runtime's drop
+/// joins every thread.
+#[test]
+fn many_hand_offs_lose_no_task() {
+    watchdog("many", PATIENCE * 3, || {
+        let rt = multi(2);
+        let done = Arc::new(AtomicUsize::new(0));
+        rt.block_on(async {
+            let tasks: Vec<_> = (0..50)
+                .map(|i| {
+                    let done = done.clone();
+                    lawn_rt::spawn(async move {
+                        for _ in 0..4 {
+                            block_in_place(|| std::thread::sleep(Duration::from_micros(200)));
+                            lawn_rt::task::yield_now().await;
+                        }
+                        done.fetch_add(1, SeqCst);
+                        i
+                    })
+                })
+                .collect();
+            for (i, task) in tasks.into_iter().enumerate() {
+                assert_eq!(task.await.unwrap(), i);
+            }
+        });
+        drop(rt);
+        assert_eq!(done.load(SeqCst), 50);
+    });
+}
+
+/// tokio's pattern: `block_in_place(|| Handle::current().block_on(..))`
+/// drives a future (with timers) to completion from inside a task.
+#[test]
+fn handle_block_on_inside_the_closure_completes() {
+    watchdog("nested block_on", PATIENCE, || {
+        let rt = multi(1);
+        rt.block_on(async {
+            lawn_rt::spawn(async {
+                block_in_place(|| {
+                    Handle::current().block_on(async {
+                        sleep(Duration::from_millis(5)).await;
+                        lawn_rt::spawn(async { 3 }).await.unwrap()
+                    })
+                })
+            })
+            .await
+            .unwrap()
+        });
+    });
+}
+
+/// Where there is no worker to hand over, the closure just runs: outside
+/// any runtime, on a multi-thread runtime's `block_on` thread, on a
+/// blocking-pool thread, nested in another `block_in_place`.
+#[test]
+fn without_a_worker_to_hand_over_the_closure_just_runs() {
+    watchdog("just runs", PATIENCE, || {
+        assert_eq!(block_in_place(|| 1), 1);
+        let rt = multi(1);
+        rt.block_on(async {
+            assert_eq!(block_in_place(|| 2), 2);
+            assert_eq!(spawn_blocking(|| block_in_place(|| 3)).await.unwrap(), 3);
+            let nested = lawn_rt::spawn(async { block_in_place(|| block_in_place(|| 4)) });
+            assert_eq!(nested.await.unwrap(), 4);
+        });
+        // A current-thread runtime's blocking pool, and a thread that only
+        // entered one (no `block_on` there): no panic.
+        let current = Builder::new_current_thread().enable_all().build().unwrap();
+        current.block_on(async {
+            assert_eq!(spawn_blocking(|| block_in_place(|| 5)).await.unwrap(), 5);
+        });
+        let _entered = current.enter();
+        assert_eq!(block_in_place(|| 6), 6);
+    });
+}
+
+/// On the thread running a current-thread runtime there is nobody to hand
+/// the runtime to: a panic with tokio's message, at the caller's line,
+/// inside a task (a `JoinError`) as in `block_on`.
+#[test]
+fn on_a_current_thread_runtime_it_panics_at_the_callers_line() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let line = line!() + 1;
+    let blocking = async { block_in_place(|| 1) };
+    let site = catch_panic_site("in block_on", || rt.block_on(blocking));
+    assert_eq!((site.file.as_str(), site.line), (file!(), line));
+    assert!(site.message.contains(TOKIO_MESSAGE), "{:?}", site.message);
+    assert!(
+        site.message.contains("spawn_blocking"),
+        "{:?}",
+        site.message
+    );
+
+    let ran = Arc::new(AtomicBool::new(false));
+    let flag = ran.clone();
+    let joined = rt.block_on(rt.spawn(async move {
+        block_in_place(|| flag.store(true, SeqCst));
+    }));
+    let err = joined.unwrap_err();
+    assert!(err.is_panic());
+    assert!(!ran.load(SeqCst), "the closure must not run");
+    // The runtime is fine afterwards.
+    assert_eq!(
+        rt.block_on(async { lawn_rt::spawn(async { 8 }).await.unwrap() }),
+        8
+    );
+}
+
+/// A panic in the closure is the task's panic; the worker, already on its
+/// new thread, keeps the runtime going.
+#[test]
+fn a_panic_in_the_closure_fails_only_its_task() {
+    watchdog("panic", PATIENCE, || {
+        let rt = multi(1);
+        rt.block_on(async {
+            let failed = lawn_rt::spawn(async {
+                block_in_place(|| panic!("boom in the closure"));
+            });
+            let err = failed.await.unwrap_err();
+            assert!(err.is_panic());
+            assert_eq!(lawn_rt::spawn(async { 9 }).await.unwrap(), 9);
+            sleep(Duration::from_millis(2)).await;
+        });
+    });
+}
+
+/// Dropping the runtime while a closure blocks waits for it (the task
+/// then completes or is cancelled; either way its future is dropped
+/// before the drop returns); `shutdown_timeout` waits only up to its
+/// timeout and lets the thread go.
+#[test]
+fn shutdown_waits_for_a_closure_in_progress_up_to_its_timeout() {
+    watchdog("shutdown", PATIENCE, || {
+        for timeout in [None, Some(Duration::from_millis(20))] {
+            let rt = multi(2);
+            let (started_tx, started) = mpsc::channel();
+            let finished = Arc::new(AtomicBool::new(false));
+            let dropped = common::DropCount::new();
+            {
+                let finished = finished.clone();
+                let tracked = dropped.track();
+                rt.spawn(async move {
+                    let _tracked = tracked;
+                    block_in_place(|| {
+                        started_tx.send(()).unwrap();
+                        std::thread::sleep(Duration::from_millis(300));
+                        finished.store(true, SeqCst);
+                    });
+                    std::future::pending::<()>().await;
+                });
+            }
+            recv_within(&started, PATIENCE, "the closure started");
+            let start = std::time::Instant::now();
+            match timeout {
+                None => {
+                    drop(rt);
+                    assert!(finished.load(SeqCst), "the drop did not wait");
+                    assert_eq!(dropped.get(), 1, "the task's future was not dropped");
+                }
+                Some(timeout) => {
+                    rt.shutdown_timeout(timeout);
+                    let took = start.elapsed();
+                    assert!(took < Duration::from_millis(250), "waited {took:?}");
+                    assert!(!finished.load(SeqCst));
+                    // The thread let go still ends its task.
+                    let deadline = std::time::Instant::now() + PATIENCE;
+                    while dropped.get() == 0 {
+                        assert!(std::time::Instant::now() < deadline, "never dropped");
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    assert!(finished.load(SeqCst));
+                }
+            }
+        }
+    });
+}
