@@ -16,6 +16,10 @@
 //!
 //! Groups:
 //!
+//! * `block_in_place`: one task on a 2-worker runtime calls
+//!   `task::block_in_place` with an empty closure and yields, over and
+//!   over; per call (the worker's hand-off to a new thread, the task's way
+//!   back to a worker).
 //! * `churn_mt`: the request-timeout pattern, per worker. Each batch spawns
 //!   one task per worker (1 for `st`, 2 for `mt2`), which registers a 1 s
 //!   sleep ("warm": an earlier timer pending, as in `time.rs`), yields once
@@ -211,6 +215,23 @@ macro_rules! side {
                 Span { start, end }
             }
 
+            /// One `block_in_place` batch: a task calls it `ops` times
+            /// (with a trivial closure), yielding after each; its wall time.
+            pub fn blocking_in_place(rt: &Runtime, ops: u64) -> Duration {
+                rt.block_on(async move {
+                    $krate::spawn(async move {
+                        let start = StdInstant::now();
+                        for _ in 0..ops {
+                            $krate::task::block_in_place(|| black_box(()));
+                            yield_now().await;
+                        }
+                        start.elapsed()
+                    })
+                    .await
+                    .expect("a blocking task")
+                })
+            }
+
             /// One `fire_mt` batch of `n` timers; its wall time.
             pub fn fire(rt: &Runtime, flavor: Flavor, n: usize) -> Duration {
                 let tasks = flavor.tasks();
@@ -305,6 +326,22 @@ fn fire(c: &mut Criterion, n: usize) {
     g.finish();
 }
 
+/// `block_in_place` on a 2-worker runtime: the worker's hand-off to
+/// another thread and the task's return to the runtime, per call.
+fn block_in_place(c: &mut Criterion) {
+    let lawn = lawn_side::runtime(Flavor::Mt2);
+    let tokio = tokio_side::runtime(Flavor::Mt2);
+    let mut g = c.benchmark_group("block_in_place");
+    g.bench_function(BenchmarkId::new(lawn_side::NAME, Flavor::Mt2.name()), |b| {
+        b.iter_custom(|ops| lawn_side::blocking_in_place(&lawn, ops))
+    });
+    g.bench_function(
+        BenchmarkId::new(tokio_side::NAME, Flavor::Mt2.name()),
+        |b| b.iter_custom(|ops| tokio_side::blocking_in_place(&tokio, ops)),
+    );
+    g.finish();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let bench_mode = args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--test");
@@ -318,6 +355,7 @@ fn main() {
 
     churn(&mut c);
     fire(&mut c, n);
+    block_in_place(&mut c);
 
     c.final_summary();
 }

@@ -3,7 +3,8 @@
 //! timers and sockets keep going (even with one worker); the calling task
 //! goes on afterwards. Elsewhere it just runs the closure; on a
 //! current-thread runtime it panics with tokio's message at the caller's
-//! line. Shutdown waits for a closure in progress (up to its timeout).
+//! line. Threads left behind are reused by later hand-offs. Shutdown waits
+//! for a closure in progress (up to its timeout).
 
 mod common;
 
@@ -126,6 +127,31 @@ fn many_hand_offs_lose_no_task() {
         });
         drop(rt);
         assert_eq!(done.load(SeqCst), 50);
+    });
+}
+
+/// A thread a hand-off left behind waits to take the next hand-off, so a
+/// task calling `block_in_place` over and over runs its closures on a few
+/// threads, not a new one each time.
+#[test]
+fn hand_offs_reuse_the_threads_they_left_behind() {
+    watchdog("reuse", PATIENCE, || {
+        let rt = multi(2);
+        let threads = rt.block_on(async {
+            lawn_rt::spawn(async {
+                let mut threads = std::collections::HashSet::new();
+                for _ in 0..200 {
+                    threads.insert(block_in_place(|| std::thread::current().id()));
+                    lawn_rt::task::yield_now().await;
+                }
+                threads.len()
+            })
+            .await
+            .unwrap()
+        });
+        // Typically 2 or 3; a hand-off that comes before the last left
+        // thread is back (a loaded machine) starts one more.
+        assert!(threads <= 50, "{threads} threads for 200 hand-offs");
     });
 }
 

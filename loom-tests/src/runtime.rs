@@ -197,9 +197,10 @@ pub fn runtime_dropped_inside_its_own_task() {
     }
 }
 
-/// The preemption bound of models 13 and 14, whose threads take many
-/// locks: 3 explores ~170,000 and ~220,000 interleavings in ~16 s each;
-/// the default bound would take hours.
+/// The preemption bound of the runtime models whose three or four
+/// threads take many locks (13, 14, 19, 21, 21b, 21c): 3 explores
+/// ~170,000 and ~220,000 interleavings in ~16 s for 13 and 14; the
+/// default bound would take hours.
 pub const RUNTIME_PREEMPTIONS: usize = 3;
 
 /// Panics unless `result` is the task's `expected` output, or a
@@ -443,7 +444,8 @@ pub fn block_in_place_hand_off() {
 /// ran (the last worker's shutdown leaves A to the thread still polling
 /// it). Planted bugs: `handoff_join` (the drop joins one round of threads
 /// and misses the new one), `shutdown_running` (the shutdown cancels A
-/// while its old thread polls it, and its output is replaced).
+/// while its old thread polls it, and its output is replaced). Run it with
+/// [`RUNTIME_PREEMPTIONS`] (at 5: ~165 s).
 pub fn block_in_place_vs_drop() {
     let rt = runtime(Builder::new_multi_thread().worker_threads(1));
     let ran = std::sync::Arc::new(AtomicBool::new(false));
@@ -510,4 +512,33 @@ pub fn signal_broadcast_vs_listener() {
     sender.join().unwrap();
     // Heard once: nothing more until the next signal.
     assert!(!record.poll(&mut listener, &signal.waker()));
+}
+
+/// Model 21c, a second hand-off to the thread the first left behind, as
+/// the runtime is dropped: a one-worker runtime's task calls
+/// `block_in_place` twice (yielding between), so the second hand-off
+/// finds the first's old thread waiting as a spare, or starts a thread if
+/// it is not back yet; meanwhile the main thread drops the runtime. The
+/// drop returns with every thread joined (a spare the shutdown did not
+/// wake would wait forever: planted bug `spare_wake`, a deadlock), and the
+/// task gave its output or was cancelled before its end.
+pub fn block_in_place_twice_vs_drop() {
+    let rt = runtime(Builder::new_multi_thread().worker_threads(1));
+    let ran = std::sync::Arc::new(AtomicBool::new(false));
+    let task = {
+        let ran = ran.clone();
+        rt.spawn(async move {
+            lawn_rt::task::block_in_place(|| ());
+            lawn_rt::task::yield_now().await;
+            lawn_rt::task::block_in_place(|| ());
+            ran.store(true, SeqCst);
+            6
+        })
+    };
+    drop(rt);
+    let mut task = pin!(task);
+    match poll(task.as_mut(), Waker::noop()) {
+        Poll::Ready(result) => assert_output_or_cancelled(result, 6, &ran, "the task"),
+        Poll::Pending => panic!("a task of a runtime that was dropped is still pending"),
+    }
 }

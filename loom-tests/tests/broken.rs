@@ -56,6 +56,9 @@
 //!   thread which handed its worker over still polls (`Task::shutdown`,
 //!   `task/mod.rs`): model 21b's task completes, and its output is
 //!   replaced by a cancellation;
+//! - `spare_wake`: the shutdown does not wake the threads a hand-off
+//!   left behind that wait for the next one (`MultiThread::shutdown`):
+//!   model 21c's drop waits for a spare that sleeps on;
 //! - `signal_recheck`: a signal listener stores its waker without looking
 //!   at the delivery counter again (`Slot::poll_delivered`,
 //!   `signal/slot.rs`): model 22's listener sleeps through the broadcast.
@@ -279,7 +282,8 @@ fn the_hand_off_model_catches_deferred_wakers_left_behind() {
 
 #[test]
 fn the_hand_off_drop_model_catches_a_drop_that_joins_one_round() {
-    assert_caught(
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
         "the_hand_off_drop_model_catches_a_drop_that_joins_one_round",
         block_in_place_vs_drop,
         "handoff_join",
@@ -289,7 +293,8 @@ fn the_hand_off_drop_model_catches_a_drop_that_joins_one_round() {
 
 #[test]
 fn the_hand_off_drop_model_catches_a_shutdown_that_cancels_a_running_task() {
-    assert_caught(
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
         "the_hand_off_drop_model_catches_a_shutdown_that_cancels_a_running_task",
         block_in_place_vs_drop,
         "shutdown_running",
@@ -303,6 +308,17 @@ fn the_signal_model_catches_a_listener_that_does_not_look_again() {
         "the_signal_model_catches_a_listener_that_does_not_look_again",
         signal_broadcast_vs_listener,
         "signal_recheck",
+        DEADLOCK,
+    );
+}
+
+#[test]
+fn the_spare_model_catches_a_shutdown_that_does_not_wake_the_spares() {
+    assert_caught_within(
+        RUNTIME_PREEMPTIONS,
+        "the_spare_model_catches_a_shutdown_that_does_not_wake_the_spares",
+        block_in_place_twice_vs_drop,
+        "spare_wake",
         DEADLOCK,
     );
 }

@@ -61,7 +61,12 @@ fn model_21_block_in_place_hand_off() {
 
 #[test]
 fn model_21b_block_in_place_vs_drop() {
-    model(block_in_place_vs_drop);
+    model_bounded(RUNTIME_PREEMPTIONS, block_in_place_vs_drop);
+}
+
+#[test]
+fn model_21c_block_in_place_twice_vs_drop() {
+    model_bounded(RUNTIME_PREEMPTIONS, block_in_place_twice_vs_drop);
 }
 
 #[test]

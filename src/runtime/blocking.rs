@@ -72,6 +72,11 @@ impl Pool {
         }
     }
 
+    /// How long an idle thread waits for work before it leaves.
+    pub(crate) fn keep_alive(&self) -> Duration {
+        self.shared.keep_alive
+    }
+
     /// Queues `task` (already marked scheduled) to run on a pool thread
     /// with `runtime` entered there.
     #[track_caller]

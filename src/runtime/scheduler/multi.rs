@@ -70,7 +70,7 @@ use super::survive;
 use crate::driver::{Driver, Park, Role, ShardGroup, TimerSlack};
 use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
-use crate::loom::{lock, Mutex};
+use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
 use crate::runtime::blocking;
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
@@ -101,6 +101,9 @@ pub(crate) struct MultiThread {
     next_enter: AtomicUsize,
     /// The runtime's threads, joined by `Runtime::drop`.
     threads: Mutex<Threads>,
+    /// Threads a hand-off left behind that have finished their task and
+    /// wait to be handed a worker (so a hand-off rarely starts a thread).
+    spares: Mutex<Vec<Arc<Spare>>>,
     /// How a worker's thread is made (also by a hand-off).
     thread_name: String,
     stack_size: Option<usize>,
@@ -116,6 +119,14 @@ struct Threads {
     /// Those that handed their core over and still run a task (blocking
     /// work, as far as the shutdown's timeout goes).
     left: Vec<thread::JoinHandle<()>>,
+}
+
+/// A thread waiting to be handed a worker.
+struct Spare {
+    thread: thread::ThreadId,
+    /// The worker and its `Local`, put here by a hand-off.
+    parts: Mutex<Option<(Box<Core>, context::Local)>>,
+    ready: Condvar,
 }
 
 /// What other threads may touch of one worker.
@@ -202,6 +213,7 @@ impl MultiThread {
                 workers: Vec::with_capacity(config.workers),
                 left: Vec::new(),
             }),
+            spares: Mutex::new(Vec::new()),
             thread_name: config.thread_name,
             stack_size: config.stack_size,
             pending_blocking: Mutex::new(None),
@@ -466,33 +478,109 @@ impl MultiThread {
             // starts without the deferred wakers of the tasks that yielded.
             local.deferred.clear();
         }
+        HANDED_OVER.with(|handed| handed.set(self.id()));
+        let me = thread::current().id();
+        let spare = lock(&self.spares).pop();
+        if let Some(spare) = spare {
+            // It is off the list: it waits for these parts, whatever else
+            // happens (see `wait_as_spare`).
+            self.swap_roles(me, |threads| {
+                let at = threads
+                    .left
+                    .iter()
+                    .position(|t| t.thread().id() == spare.thread);
+                at.map(|at| threads.left.swap_remove(at))
+            });
+            *lock(&spare.parts) = Some((core, local));
+            spare.ready.notify_one();
+            return;
+        }
         match self.spawn_worker(core, Some(local)) {
-            Ok(thread) => {
-                HANDED_OVER.with(|handed| handed.set(self.id()));
-                let me = thread::current().id();
-                let mut threads = lock(&self.threads);
-                // This thread's handle moves to `left`, where the threads
-                // earlier hand-offs left behind have ended by now, most of
-                // them: joined here, so a long-lived runtime keeps no
-                // handle of theirs.
-                let mine = threads.workers.iter().position(|t| t.thread().id() == me);
-                let mine = mine.map(|at| threads.workers.swap_remove(at));
-                threads.workers.push(thread);
-                let mut left = Vec::with_capacity(threads.left.len() + 1);
-                for thread in threads.left.drain(..) {
-                    if crate::loom::is_finished(&thread) {
-                        let _ = thread.join();
-                    } else {
-                        left.push(thread);
-                    }
-                }
-                left.extend(mine);
-                threads.left = left;
-            }
+            Ok(thread) => self.swap_roles(me, |_| Some(thread)),
             Err(Unstarted { core, local, .. }) => {
+                HANDED_OVER.with(|handed| handed.set(0));
                 context::resume_driving(local.expect("handed over with its Local"));
                 CORE.with(|slot| *slot.borrow_mut() = Some(core));
             }
+        }
+    }
+
+    /// Moves thread `me`'s handle from `workers` to `left` and the handle
+    /// `next` picks (the thread taking the worker over) to `workers`; joins
+    /// the threads in `left` that have ended, so a long-lived runtime keeps
+    /// no handle of theirs.
+    fn swap_roles(
+        &self,
+        me: thread::ThreadId,
+        next: impl FnOnce(&mut Threads) -> Option<thread::JoinHandle<()>>,
+    ) {
+        let mut threads = lock(&self.threads);
+        let mine = threads.workers.iter().position(|t| t.thread().id() == me);
+        let mine = mine.map(|at| threads.workers.swap_remove(at));
+        if let Some(next) = next(&mut threads) {
+            threads.workers.push(next);
+        }
+        let mut left = Vec::with_capacity(threads.left.len() + 1);
+        for thread in threads.left.drain(..) {
+            if crate::loom::is_finished(&thread) {
+                let _ = thread.join();
+            } else {
+                left.push(thread);
+            }
+        }
+        left.extend(mine);
+        threads.left = left;
+    }
+
+    /// On a thread a hand-off left behind, once its task's poll is over:
+    /// waits (up to the blocking pool's keep-alive) to be handed a worker;
+    /// `None` if none came or the runtime shuts down.
+    fn wait_as_spare(&self) -> Option<(Box<Core>, context::Local)> {
+        let spare = Arc::new(Spare {
+            thread: thread::current().id(),
+            parts: Mutex::new(None),
+            ready: Condvar::new(),
+        });
+        {
+            let mut spares = lock(&self.spares);
+            if self.is_shutdown() {
+                return None;
+            }
+            spares.push(spare.clone());
+        }
+        let keep_alive = self.blocking.keep_alive();
+        let since = StdInstant::now();
+        let mut parts = lock(&spare.parts);
+        loop {
+            if let Some(parts) = parts.take() {
+                return Some(parts);
+            }
+            // A shutdown sets its flag, then notifies every listed spare
+            // under its lock: seen here, or the notify comes. (Under loom
+            // no time passes: a spare waits for a hand-off or the
+            // shutdown.)
+            let idle_for_long = !cfg!(loom) && since.elapsed() >= keep_alive;
+            let leave = self.is_shutdown() || idle_for_long;
+            if leave {
+                let mut spares = lock(&self.spares);
+                if let Some(at) = spares.iter().position(|s| Arc::ptr_eq(s, &spare)) {
+                    spares.swap_remove(at);
+                    return None;
+                }
+                // A hand-off took it off the list: its parts are coming.
+                drop(spares);
+                parts = wait(&spare.ready, parts);
+                continue;
+            }
+            parts = if cfg!(loom) {
+                wait(&spare.ready, parts)
+            } else {
+                wait_timeout(
+                    &spare.ready,
+                    parts,
+                    keep_alive.saturating_sub(since.elapsed()),
+                )
+            };
         }
     }
 
@@ -593,6 +681,17 @@ impl MultiThread {
         for remote in self.workers.iter() {
             remote.unpark.unpark();
         }
+        // Not under the list's lock: a spare takes it under its own.
+        let spares = lock(&self.spares).clone();
+        for spare in spares {
+            if crate::driver::planted("spare_wake") {
+                // The deliberately broken variant (test-only): spares are
+                // not told, and wait out their keep-alive.
+                break;
+            }
+            let _parts = lock(&spare.parts);
+            spare.ready.notify_one();
+        }
         let on_own_thread = context::worker_index(self.id()).is_some()
             || HANDED_OVER.try_with(Cell::get).ok() == Some(self.id());
         if on_own_thread {
@@ -677,26 +776,39 @@ impl MultiThread {
 }
 
 /// A worker's thread body: from the start (`local` is `None`) or from a
-/// hand-off.
+/// hand-off; after handing its worker over, the thread waits as a spare
+/// for another hand-off.
 fn run_worker(handle: crate::runtime::Handle, core: Box<Core>, local: Option<context::Local>) {
     let crate::runtime::scheduler::Scheduler::Multi(shared) = handle.inner.clone() else {
         unreachable!("a worker belongs to a multi-thread runtime");
     };
-    match local {
-        Some(local) => context::resume_driving(local),
-        None => context::start_driving(shared.id(), core.index, VecDeque::new()),
-    }
-    {
-        let _entered = handle.enter();
-        if let Some(core) = shared.run(core) {
-            // Cleans up (drops futures) with the runtime still entered,
-            // and the core (its parker) kept until then.
-            shared.worker_done();
-            drop(core);
+    let mut next = Some((core, local));
+    while let Some((core, local)) = next.take() {
+        match local {
+            Some(local) => context::resume_driving(local),
+            None => context::start_driving(shared.id(), core.index, VecDeque::new()),
+        }
+        let handed_over = {
+            let _entered = handle.enter();
+            match shared.run(core) {
+                Some(core) => {
+                    // Cleans up (drops futures) with the runtime still
+                    // entered, and the core (its parker) kept until then.
+                    shared.worker_done();
+                    drop(core);
+                    false
+                }
+                None => true,
+            }
+        };
+        let deferred = context::stop_driving().map(|local| local.deferred);
+        drop(deferred);
+        if handed_over {
+            next = shared
+                .wait_as_spare()
+                .map(|(core, local)| (core, Some(local)));
         }
     }
-    let deferred = context::stop_driving().map(|local| local.deferred);
-    drop(deferred);
 }
 
 /// Runs `task` with `core` in `CORE`; gives the core back unless the task
