@@ -201,6 +201,79 @@ fn without_a_worker_to_hand_over_the_closure_just_runs() {
     });
 }
 
+/// What is handed over is the worker of the runtime the thread works
+/// for, whatever runtime a task has entered: with another runtime's handle
+/// entered (multi-thread or current-thread), the calling worker's runtime
+/// keeps running its tasks, and the entered one is untouched.
+#[test]
+fn the_worker_handed_over_is_the_threads_not_the_entered_runtimes() {
+    watchdog("entered elsewhere", PATIENCE, || {
+        let a = multi(1);
+        let b = multi(1);
+        let c = Builder::new_current_thread().enable_all().build().unwrap();
+        for entered in [b.handle().clone(), c.handle().clone()] {
+            let (tx, rx) = mpsc::channel();
+            let blocker = a.spawn(async move {
+                let _entered = entered.enter();
+                block_in_place(|| recv_within(&rx, PATIENCE, "a's other task"))
+            });
+            let other = a.spawn(async move { tx.send(11).unwrap() });
+            a.block_on(other).unwrap();
+            assert_eq!(a.block_on(blocker).unwrap(), 11);
+        }
+        assert_eq!(b.block_on(b.spawn(async { 12 })).unwrap(), 12);
+        assert_eq!(
+            c.block_on(async { lawn_rt::spawn(async { 13 }).await.unwrap() }),
+            13
+        );
+        drop(a);
+        drop(b);
+    });
+}
+
+/// A multi-thread runtime's handle entered inside a current-thread
+/// runtime's `block_on` does not make `block_in_place` legal there: the
+/// thread still runs the current-thread runtime.
+#[test]
+fn a_multi_thread_handle_entered_on_a_current_thread_runtime_still_panics() {
+    let multi = multi(1);
+    let current = Builder::new_current_thread().enable_all().build().unwrap();
+    let handle = multi.handle().clone();
+    let site = catch_panic_site("entered", || {
+        current.block_on(async move {
+            let _entered = handle.enter();
+            block_in_place(|| 1)
+        })
+    });
+    assert!(site.message.contains(TOKIO_MESSAGE), "{:?}", site.message);
+}
+
+/// A runtime dropped inside the closure (on the thread that handed its
+/// worker over) shuts down without waiting for that thread: the drop
+/// returns, the closure goes on, and work spawned afterwards is
+/// cancelled.
+#[test]
+fn a_runtime_dropped_inside_the_closure_shuts_down() {
+    watchdog("dropped inside", PATIENCE, || {
+        let slot = Arc::new(std::sync::Mutex::new(Some(multi(2))));
+        let handle = slot.lock().unwrap().as_ref().unwrap().handle().clone();
+        let (done_tx, done) = mpsc::channel();
+        {
+            let slot = slot.clone();
+            handle.spawn(async move {
+                block_in_place(|| {
+                    drop(slot.lock().unwrap().take());
+                    done_tx.send(()).unwrap();
+                });
+            });
+        }
+        recv_within(&done, PATIENCE, "the drop inside the closure returned");
+        let late = handle.spawn_blocking(|| "ran");
+        let err = futures::executor::block_on(late).unwrap_err();
+        assert!(err.is_cancelled(), "{err:?}");
+    });
+}
+
 /// On the thread running a current-thread runtime there is nobody to hand
 /// the runtime to: a panic with tokio's message, at the caller's line,
 /// inside a task (a `JoinError`) as in `block_on`.

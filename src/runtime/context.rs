@@ -111,6 +111,12 @@ pub(crate) fn resume_driving(local: Local) {
     LOCAL.with(|l| *l.borrow_mut() = Some(local));
 }
 
+/// Whether this thread drives a runtime now (holds a run queue: a
+/// current-thread runtime's `block_on`, or a multi-thread worker).
+pub(crate) fn drives_a_runtime() -> bool {
+    LOCAL.try_with(|l| l.borrow().is_some()).unwrap_or(false)
+}
+
 /// Which worker of runtime `owner` this thread is, if it is one.
 #[inline]
 pub(crate) fn worker_index(owner: usize) -> Option<usize> {

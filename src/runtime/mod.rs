@@ -53,6 +53,8 @@ mod park;
 mod scheduler;
 pub(crate) mod task;
 
+pub(crate) use scheduler::block_in_place;
+
 /// Hooks for the loom models (`cfg(loom)` only): a socket's readiness
 /// record, which they cannot reach through a socket.
 #[cfg(loom)]

@@ -133,10 +133,7 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    match context::current() {
-        Some(handle) => handle.inner.block_in_place(f),
-        None => f(),
-    }
+    crate::runtime::block_in_place(f)
 }
 
 #[track_caller]

@@ -123,11 +123,6 @@ impl CurrentThread {
         self as *const CurrentThread as usize
     }
 
-    /// Whether this thread runs this runtime now (in its `block_on`).
-    pub(crate) fn is_driven_here(&self) -> bool {
-        context::with_local(self.id(), |_| ()).is_some()
-    }
-
     /// Adds a new task to the owned set; `false` (and the task cancelled)
     /// if the runtime has shut down.
     pub(crate) fn bind(&self, task: &TaskRef) -> bool {

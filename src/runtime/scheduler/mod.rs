@@ -74,20 +74,6 @@ impl Scheduler {
         }
     }
 
-    /// `task::block_in_place` on a thread that entered this runtime.
-    #[track_caller]
-    pub(crate) fn block_in_place<R>(&self, f: impl FnOnce() -> R) -> R {
-        match self {
-            Scheduler::Multi(shared) => shared.block_in_place(f),
-            Scheduler::Current(inner) if inner.is_driven_here() => panic!(
-                "lawn_rt: can call blocking only when running on the multi-threaded runtime \
-                 (`block_in_place` blocks the only thread of a current-thread runtime; use \
-                 `spawn_blocking`)"
-            ),
-            Scheduler::Current(_) => f(),
-        }
-    }
-
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
         match self {
             Scheduler::Current(inner) => inner.shutdown(timeout),
@@ -125,6 +111,24 @@ impl Scheduler {
     pub(crate) fn has_io(&self) -> bool {
         matches!(self.enter_parts().io, context::Io::Driver(_))
     }
+}
+
+/// `task::block_in_place`: decided by what this thread is, not by which
+/// runtime a task has entered. A worker thread of a multi-thread runtime
+/// hands its worker over (if it is polling a task) and runs `f`; the
+/// thread running a current-thread runtime panics; any other thread just
+/// runs `f`. `f` runs without a coop budget (leaf futures it polls, in a
+/// nested `Handle::block_on`, are not the task's).
+#[track_caller]
+pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
+    if !multi::hand_over_here() && context::drives_a_runtime() {
+        panic!(
+            "lawn_rt: can call blocking only when running on the multi-threaded runtime \
+             (`block_in_place` blocks the only thread of a current-thread runtime; use \
+             `spawn_blocking`)"
+        );
+    }
+    coop::with_budget(None, f)
 }
 
 /// Polls `future` under a fresh coop budget.

@@ -45,14 +45,16 @@
 //! - **`block_in_place` hands a worker over:** a worker is its `Core` (its
 //!   parker, so its `mio::Poll`; everything else of it is shared by index),
 //!   which sits in the thread-local `CORE` only while a task is polled.
-//!   `block_in_place` takes it from there with the thread's `Local` (queue
-//!   and deferred wakers) and starts a new thread that runs the same
-//!   worker's loop; the old thread goes on with the task as a plain thread
-//!   (its wakes go to the inject queue) and leaves when the poll returns
-//!   and it finds no core. `running` counts cores, not threads. A task may
-//!   then still be polled by its old thread while the last worker cancels
-//!   every task: `Task::shutdown` leaves a running task to its runner
-//!   (loom model 21).
+//!   `block_in_place` takes it from there (the thread's own runtime's,
+//!   `WORKER_OF`, whatever handle a task entered) with the thread's
+//!   `Local` (queue and deferred wakers) and gives both to a spare thread
+//!   (one an earlier hand-off left behind) or a new one, which runs the
+//!   same worker's loop; the old thread goes on with the task as a plain
+//!   thread (its wakes go to the inject queue), and when the poll returns
+//!   and it finds no core it waits as a spare. `running` counts cores, not
+//!   threads. A task may then still be polled by its old thread while the
+//!   last worker cancels every task: `Task::shutdown` leaves a running
+//!   task to its runner (loom models 21, 21b, 21c).
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -119,6 +121,10 @@ struct Threads {
     /// Those that handed their core over and still run a task (blocking
     /// work, as far as the shutdown's timeout goes).
     left: Vec<thread::JoinHandle<()>>,
+    /// Threads that handed their core over while a shutdown held their
+    /// handle (taken from `workers`): it waits for them only up to its
+    /// timeout, as for `left`.
+    gone: Vec<thread::ThreadId>,
 }
 
 /// A thread waiting to be handed a worker.
@@ -150,6 +156,10 @@ crate::loom::const_thread_local! {
     /// The runtime (its address) whose worker this thread was until it
     /// handed the worker over; 0 if none.
     static HANDED_OVER: Cell<usize> = Cell::new(0);
+    /// The runtime this thread is a worker thread of (set once when the
+    /// thread starts): whose core `CORE` holds, whatever runtime a task
+    /// has entered since.
+    static WORKER_OF: RefCell<Option<Arc<MultiThread>>> = RefCell::new(None);
 }
 
 /// What only the worker's own thread touches (the thread that holds it).
@@ -212,6 +222,7 @@ impl MultiThread {
             threads: Mutex::new(Threads {
                 workers: Vec::with_capacity(config.workers),
                 left: Vec::new(),
+                gone: Vec::new(),
             }),
             spares: Mutex::new(Vec::new()),
             thread_name: config.thread_name,
@@ -447,27 +458,6 @@ impl MultiThread {
         Some(core)
     }
 
-    /// `block_in_place` on a thread of this runtime: if the thread is a
-    /// worker polling a task, hands the worker to a new thread (see the
-    /// module docs) and runs `f` here; elsewhere just runs `f`.
-    pub(crate) fn block_in_place<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-        let core = CORE
-            .try_with(|core| core.borrow_mut().take())
-            .ok()
-            .flatten();
-        if let Some(core) = core {
-            if self.is_shutdown() {
-                // The worker leaves its loop after this task anyway.
-                CORE.with(|slot| *slot.borrow_mut() = Some(core));
-            } else {
-                self.hand_over(core);
-            }
-        }
-        // Leaf futures polled inside `f` (a nested `Handle::block_on`) are
-        // not this task's: no budget.
-        crate::coop::with_budget(None, f)
-    }
-
     /// Starts a new thread for the worker whose core this thread holds,
     /// and stops being that worker here. If no thread can be started, the
     /// worker stays here (and blocks with `f`, as without a hand-off).
@@ -481,55 +471,41 @@ impl MultiThread {
         HANDED_OVER.with(|handed| handed.set(self.id()));
         let me = thread::current().id();
         let spare = lock(&self.spares).pop();
-        if let Some(spare) = spare {
-            // It is off the list: it waits for these parts, whatever else
-            // happens (see `wait_as_spare`).
-            self.swap_roles(me, |threads| {
+        // The threads' list is held while the next thread is found or
+        // started, so that thread cannot hand over in turn before it is
+        // listed as the worker.
+        let mut threads = lock(&self.threads);
+        let ended = match spare {
+            Some(spare) => {
+                // It is off the list: it waits for these parts, whatever
+                // else happens (see `wait_as_spare`).
                 let at = threads
                     .left
                     .iter()
                     .position(|t| t.thread().id() == spare.thread);
-                at.map(|at| threads.left.swap_remove(at))
-            });
-            *lock(&spare.parts) = Some((core, local));
-            spare.ready.notify_one();
-            return;
-        }
-        match self.spawn_worker(core, Some(local)) {
-            Ok(thread) => self.swap_roles(me, |_| Some(thread)),
-            Err(Unstarted { core, local, .. }) => {
-                HANDED_OVER.with(|handed| handed.set(0));
-                context::resume_driving(local.expect("handed over with its Local"));
-                CORE.with(|slot| *slot.borrow_mut() = Some(core));
+                let next = at.map(|at| threads.left.swap_remove(at));
+                let ended = swap_roles(&mut threads, me, next);
+                *lock(&spare.parts) = Some((core, local));
+                spare.ready.notify_one();
+                ended
             }
+            None => match self.spawn_worker(core, Some(local)) {
+                Ok(thread) => swap_roles(&mut threads, me, Some(thread)),
+                Err(Unstarted { core, local, .. }) => {
+                    drop(threads);
+                    HANDED_OVER.with(|handed| handed.set(0));
+                    context::resume_driving(local.expect("handed over with its Local"));
+                    CORE.with(|slot| *slot.borrow_mut() = Some(core));
+                    return;
+                }
+            },
+        };
+        drop(threads);
+        // Threads earlier hand-offs left behind that have ended: joined
+        // (outside the lock: a join waits for their thread-locals' drops).
+        for thread in ended {
+            let _ = thread.join();
         }
-    }
-
-    /// Moves thread `me`'s handle from `workers` to `left` and the handle
-    /// `next` picks (the thread taking the worker over) to `workers`; joins
-    /// the threads in `left` that have ended, so a long-lived runtime keeps
-    /// no handle of theirs.
-    fn swap_roles(
-        &self,
-        me: thread::ThreadId,
-        next: impl FnOnce(&mut Threads) -> Option<thread::JoinHandle<()>>,
-    ) {
-        let mut threads = lock(&self.threads);
-        let mine = threads.workers.iter().position(|t| t.thread().id() == me);
-        let mine = mine.map(|at| threads.workers.swap_remove(at));
-        if let Some(next) = next(&mut threads) {
-            threads.workers.push(next);
-        }
-        let mut left = Vec::with_capacity(threads.left.len() + 1);
-        for thread in threads.left.drain(..) {
-            if crate::loom::is_finished(&thread) {
-                let _ = thread.join();
-            } else {
-                left.push(thread);
-            }
-        }
-        left.extend(mine);
-        threads.left = left;
     }
 
     /// On a thread a hand-off left behind, once its task's poll is over:
@@ -675,6 +651,17 @@ impl MultiThread {
     /// and shuts the drivers down; then stops the blocking pool (waiting
     /// up to `timeout` for running blocking tasks). Idempotent.
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
+        let on_own_thread = context::worker_index(self.id()).is_some()
+            || HANDED_OVER.try_with(Cell::get).ok() == Some(self.id());
+        if on_own_thread {
+            // Recorded before the flag: once it is set, the last worker may
+            // clean up at once (a thread that handed its worker over holds
+            // none to stop it).
+            let mut pending = lock(&self.pending_blocking);
+            if !self.is_shutdown() {
+                *pending = Some(timeout);
+            }
+        }
         if self.shutdown.swap(true, SeqCst) {
             return;
         }
@@ -692,19 +679,17 @@ impl MultiThread {
             let _parts = lock(&spare.parts);
             spare.ready.notify_one();
         }
-        let on_own_thread = context::worker_index(self.id()).is_some()
-            || HANDED_OVER.try_with(Cell::get).ok() == Some(self.id());
         if on_own_thread {
             // Dropped inside one of its own tasks (on a worker, or on a
             // thread that handed its worker over): it cannot join itself;
             // the last worker cleans up once it is out of its loop.
-            *lock(&self.pending_blocking) = Some(timeout);
             return;
         }
         // A hand-off lists its new thread before its old one can end, so
         // once a round finds no thread listed, every one has been joined.
-        // Threads left by a hand-off run blocking work: waited for up to
-        // `timeout`, as the blocking pool's are (then let go).
+        // Threads a hand-off left behind run blocking work: waited for up
+        // to `timeout`, as the blocking pool's threads are (then let go),
+        // also one that handed over after this took the lists (`gone`).
         let deadline = timeout.map(|timeout| StdInstant::now() + timeout);
         let mut panicked = None;
         loop {
@@ -716,8 +701,14 @@ impl MultiThread {
             if workers.is_empty() && left.is_empty() {
                 break;
             }
-            let left = left.into_iter().filter(|thread| ends_by(thread, deadline));
-            for thread in workers.into_iter().chain(left) {
+            let workers = workers.into_iter().filter(|thread| {
+                let id = thread.thread().id();
+                ends_by(thread, deadline, || lock(&self.threads).gone.contains(&id))
+            });
+            let left = left
+                .into_iter()
+                .filter(|thread| ends_by(thread, deadline, || true));
+            for thread in workers.chain(left) {
                 if let Err(payload) = thread.join() {
                     panicked.get_or_insert(payload);
                 }
@@ -775,6 +766,24 @@ impl MultiThread {
     }
 }
 
+/// `task::block_in_place`'s first step on this thread: if it is a worker
+/// of a multi-thread runtime polling a task, hands the worker to another
+/// thread (see the module docs). Whether the thread is a worker thread of
+/// a multi-thread runtime at all.
+pub(crate) fn hand_over_here() -> bool {
+    let Some(shared) = WORKER_OF.try_with(|w| w.borrow().clone()).ok().flatten() else {
+        return false;
+    };
+    let core = CORE
+        .try_with(|core| core.borrow_mut().take())
+        .ok()
+        .flatten();
+    if let Some(core) = core {
+        shared.hand_over(core);
+    }
+    true
+}
+
 /// A worker's thread body: from the start (`local` is `None`) or from a
 /// hand-off; after handing its worker over, the thread waits as a spare
 /// for another hand-off.
@@ -782,6 +791,7 @@ fn run_worker(handle: crate::runtime::Handle, core: Box<Core>, local: Option<con
     let crate::runtime::scheduler::Scheduler::Multi(shared) = handle.inner.clone() else {
         unreachable!("a worker belongs to a multi-thread runtime");
     };
+    WORKER_OF.with(|w| *w.borrow_mut() = Some(shared.clone()));
     let mut next = Some((core, local));
     while let Some((core, local)) = next.take() {
         match local {
@@ -820,16 +830,54 @@ fn run_task(core: Box<Core>, task: TaskRef) -> Option<Box<Core>> {
     CORE.with(|slot| slot.borrow_mut().take())
 }
 
-/// Waits until `thread` has ended or `deadline` passes (`None`: no limit);
-/// whether it may be joined now (else it is let go).
-fn ends_by(thread: &thread::JoinHandle<()>, deadline: Option<StdInstant>) -> bool {
+/// Moves thread `me`'s handle from `workers` to `left`, lists `next` (the
+/// thread taking the worker over) in `workers`, and takes the threads in
+/// `left` that have ended (for the caller to join once it has let the
+/// list go), so a long-lived runtime keeps no handle of theirs.
+fn swap_roles(
+    threads: &mut Threads,
+    me: thread::ThreadId,
+    next: Option<thread::JoinHandle<()>>,
+) -> Vec<thread::JoinHandle<()>> {
+    let mine = threads.workers.iter().position(|t| t.thread().id() == me);
+    let mine = mine.map(|at| threads.workers.swap_remove(at));
+    if mine.is_none() {
+        // A shutdown is joining this thread as a worker's.
+        threads.gone.push(me);
+    }
+    threads.workers.extend(next);
+    let (ended, left): (Vec<_>, Vec<_>) = std::mem::take(&mut threads.left)
+        .into_iter()
+        .partition(crate::loom::is_finished);
+    threads.left = left;
+    threads.left.extend(mine);
+    ended
+}
+
+/// Waits until `thread` has ended, or `deadline` has passed and it runs
+/// blocking work (`blocking()`); whether it may be joined now (else it is
+/// let go). No deadline: joined, however long it takes.
+fn ends_by(
+    thread: &thread::JoinHandle<()>,
+    deadline: Option<StdInstant>,
+    blocking: impl Fn() -> bool,
+) -> bool {
     let Some(deadline) = deadline else {
         return true;
     };
+    if cfg!(loom) {
+        // loom cannot tell a thread has ended, and no time passes there.
+        return !blocking();
+    }
     while !crate::loom::is_finished(thread) {
         let now = StdInstant::now();
         if now >= deadline {
-            return false;
+            if blocking() {
+                return false;
+            }
+            // A worker's thread: it leaves its loop at once.
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
         }
         std::thread::sleep((deadline - now).min(Duration::from_millis(1)));
     }
