@@ -9,10 +9,13 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::time::Instant as StdInstant;
+use std::task::Waker;
+use std::time::{Duration, Instant as StdInstant};
 
 use super::clock::Tick;
-use super::shared::{Role, Shared};
+use super::shared::{Park, Registered, Role, Shared};
+use super::Error;
+use crate::lawn::TimerKey;
 use crate::loom::Arc;
 
 /// What is entered on a thread.
@@ -55,7 +58,7 @@ pub(crate) const TIME_DISABLED: &str =
 /// ```
 #[derive(Clone)]
 pub struct Handle {
-    pub(crate) shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
 }
 
 /// Makes a [`Handle`] current on this thread until dropped; see
@@ -242,6 +245,131 @@ impl Handle {
         if self.shared.role() == Role::Foreign {
             super::foreign::ensure_started();
         }
+    }
+}
+
+/// What the layers above ask of their driver: `time`'s timers (filing,
+/// polling, cancelling), the paused clock (`time::pause` and friends), and
+/// the schedulers' park protocol (see `docs/architecture.md`, "The
+/// driver"). Each forwards to the driver's shared state, which stays
+/// private to the driver module.
+impl Handle {
+    /// What this driver is for.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::pause`
+    #[inline]
+    pub(crate) fn role(&self) -> Role {
+        self.shared.role()
+    }
+
+    /// Files a timer due at `deadline` to wake `waker`, from tick `now`.
+    #[inline]
+    pub(crate) fn register(
+        &self,
+        deadline: StdInstant,
+        now: Tick,
+        waker: &Waker,
+    ) -> Result<Registered, Error> {
+        self.shared.register(deadline, now, waker)
+    }
+
+    /// Moves a pending timer to `deadline`, keeping its waker.
+    #[inline]
+    pub(crate) fn reset(
+        &self,
+        key: TimerKey,
+        deadline: StdInstant,
+        now: Tick,
+    ) -> Result<Option<(TimerKey, Tick)>, Error> {
+        self.shared.reset(key, deadline, now)
+    }
+
+    /// Cancels a pending timer; no waker of it is called once this returns.
+    #[inline]
+    pub(crate) fn deregister(&self, key: TimerKey) {
+        self.shared.deregister(key)
+    }
+
+    /// Lets go of a timer already handed out for waking.
+    #[inline]
+    pub(crate) fn forget(&self, key: TimerKey) {
+        self.shared.forget(key)
+    }
+
+    /// Takes a pending timer out as due now; whether it was still pending.
+    #[inline]
+    pub(crate) fn fire_now(&self, key: TimerKey) -> bool {
+        self.shared.fire_now(key)
+    }
+
+    /// Stores `waker` on a pending timer; `false` once it is handed out.
+    #[inline]
+    pub(crate) fn poll_pending(&self, key: TimerKey, waker: &Waker) -> Result<bool, Error> {
+        self.shared.poll_pending(key, waker)
+    }
+
+    /// Whether the timer has been handed out for waking.
+    #[inline]
+    pub(crate) fn is_fired(&self, key: TimerKey) -> bool {
+        self.shared.is_fired(key)
+    }
+
+    /// Whether the clock is paused now.
+    pub(crate) fn is_paused(&self) -> bool {
+        self.shared.is_paused()
+    }
+
+    /// Whether the clock has ever been paused.
+    pub(crate) fn paused_ever(&self) -> bool {
+        self.shared.paused_ever()
+    }
+
+    /// Pauses the clock; `false` if it already was.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::pause`
+    pub(crate) fn pause(&self) -> bool {
+        self.shared.pause()
+    }
+
+    /// Resumes the clock; `false` if it was not paused.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::resume`
+    pub(crate) fn resume(&self) -> bool {
+        self.shared.resume()
+    }
+
+    /// Moves the paused clock forward by `by`, firing nothing; `false` if
+    /// it is not paused.
+    pub(crate) fn advance(&self, by: Duration) -> bool {
+        self.shared.advance(by)
+    }
+
+    /// Fires every timer due by the clock now; returns how many.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::advance`
+    pub(crate) fn process_now(&self) -> usize {
+        self.shared.process_now()
+    }
+
+    /// The earliest pending deadline, if any.
+    pub(crate) fn next_deadline(&self) -> Option<Tick> {
+        self.shared.next_deadline()
+    }
+
+    /// The instant tick `tick` starts.
+    pub(crate) fn instant_of(&self, tick: Tick) -> StdInstant {
+        self.shared.instant_of(tick)
+    }
+
+    /// A parking thread's plan, waiting at most `max`.
+    pub(crate) fn begin_park(&self, max: Option<Duration>) -> Park {
+        self.shared.begin_park(max)
+    }
+
+    /// A parking thread's plan with the clock paused.
+    pub(crate) fn begin_park_paused(&self, seen: Option<Option<u64>>) -> Park {
+        self.shared.begin_park_paused(seen)
+    }
+
+    /// Ends a park begun with a plan other than `Park::Skip`.
+    pub(crate) fn end_park(&self) {
+        self.shared.end_park()
     }
 }
 

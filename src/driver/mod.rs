@@ -64,8 +64,8 @@ pub use slack::TimerSlack;
 
 use crate::loom::Arc;
 use clock::MAX_RESOLUTION;
+pub(crate) use shared::Park;
 use shared::{Options, Shared};
-pub(crate) use shared::{Park, Shared as SharedDriver};
 pub(crate) use shared::{Role, ShardGroup};
 
 /// A timer driver: owns the timers of the handles cloned from it and fires

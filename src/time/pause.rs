@@ -44,7 +44,7 @@ use crate::driver::{Handle, Role};
 pub fn pause() {
     let handle = pausable("pause");
     assert!(
-        handle.shared.pause(),
+        handle.pause(),
         "lawn_rt: `time::pause()`: time is already paused"
     );
 }
@@ -71,7 +71,7 @@ pub fn pause() {
 pub fn resume() {
     let handle = pausable("resume");
     assert!(
-        handle.shared.resume(),
+        handle.resume(),
         "lawn_rt: `time::resume()`: time is not paused"
     );
 }
@@ -108,7 +108,7 @@ pub fn resume() {
 pub fn advance(duration: Duration) -> Advance {
     let handle = pausable("advance");
     assert!(
-        handle.shared.is_paused(),
+        handle.is_paused(),
         "lawn_rt: `time::advance()` needs a paused clock; call `time::pause()` first (or \
          build the runtime with `start_paused(true)`)"
     );
@@ -149,12 +149,12 @@ impl Future for Advance {
             return Poll::Ready(());
         }
         self.advanced = true;
-        let shared = &self.handle.shared;
+        let driver = &self.handle;
         assert!(
-            shared.advance(self.by),
+            driver.advance(self.by),
             "lawn_rt: `time::advance()`: time is not paused (it was resumed)"
         );
-        shared.process_now();
+        driver.process_now();
         // Let the tasks of the timers just fired run first.
         cx.waker().wake_by_ref();
         Poll::Pending
@@ -166,7 +166,7 @@ impl Future for Advance {
 fn pausable(what: &str) -> Handle {
     // Panics (here, at the caller's line) inside a runtime without time.
     let handle = Handle::current();
-    let role = handle.shared.role();
+    let role = handle.role();
     if matches!(role, Role::WorkerShard(_)) {
         panic!(
             "lawn_rt: `time::{what}()` is not available on a multi_thread runtime: its workers' \

@@ -179,10 +179,10 @@ pin_project_lite::pin_project! {
 
     impl PinnedDrop for Sleep {
         fn drop(this: Pin<&mut Self>) {
-            let shared = &this.handle.shared;
+            let handle = &this.handle;
             match this.state() {
-                State::Registered(key) => shared.deregister(key),
-                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => shared.forget(key),
+                State::Registered(key) => handle.deregister(key),
+                State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => handle.forget(key),
                 State::Unregistered(None) | State::Elapsed(None) => {}
             }
         }
@@ -246,7 +246,7 @@ impl Sleep {
             State::Elapsed(_) => true,
             // Handed out means due: a filed timer is due at the tick its
             // deadline rounds up to (a reset to another tick files it anew).
-            State::Registered(key) => self.handle.shared.is_fired(key),
+            State::Registered(key) => self.handle.is_fired(key),
         }
     }
 
@@ -294,15 +294,15 @@ impl Sleep {
     /// clock ([`clock_now`](Sleep::clock_now)).
     pub(crate) fn reset_at(mut self: Pin<&mut Self>, deadline: Instant, now: Instant) {
         *self.as_mut().project().deadline = deadline;
-        let shared = &self.handle.shared;
+        let driver = &self.handle;
         let handed_out = match self.state() {
             State::Registered(key) if deadline <= now => {
-                let fired = shared.fire_now(key);
+                let fired = driver.fire_now(key);
                 return self.set(State::Elapsed((!fired).then_some(key)), UNKNOWN);
             }
             State::Registered(key) => {
                 let from = self.handle.tick_of(now.into_std());
-                match shared.reset(key, deadline.into_std(), from) {
+                match driver.reset(key, deadline.into_std(), from) {
                     Ok(Some((key, due))) => return self.set(State::Registered(key), due.0),
                     // Handed out for waking, or the driver is gone (the
                     // next poll says so).
@@ -334,12 +334,12 @@ impl Sleep {
                 self.as_mut().set(State::Unregistered(None), UNKNOWN);
             }
         }
-        if self.handle.shared.is_shutdown() {
+        if self.handle.is_shutdown() {
             panic!("{}", Error::shutdown());
         }
         let (from, handed_out) = match self.state() {
             State::Elapsed(_) => return Poll::Ready(()),
-            State::Registered(key) => match self.handle.shared.poll_pending(key, cx.waker()) {
+            State::Registered(key) => match self.handle.poll_pending(key, cx.waker()) {
                 Ok(true) => return Poll::Pending,
                 // Handed out: due (see `is_elapsed`).
                 Ok(false) => {
@@ -370,8 +370,8 @@ impl Sleep {
     ) -> Poll<()> {
         self.handle.before_register();
         let deadline = self.deadline.into_std();
-        let shared = &self.handle.shared;
-        match shared.register(deadline, from, cx.waker()) {
+        let driver = &self.handle;
+        match driver.register(deadline, from, cx.waker()) {
             Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
@@ -379,14 +379,14 @@ impl Sleep {
                     // make sure that waker is not called once this returns
                     // (it may be being called on the firing thread), or a
                     // drop of the sleep would not cover it.
-                    shared.forget(old);
+                    driver.forget(old);
                 }
                 self.set(State::Registered(key), due.0);
                 Poll::Pending
             }
             Ok(Registered::Beyond) => {
                 if let Some(old) = handed_out {
-                    shared.forget(old);
+                    driver.forget(old);
                 }
                 // Not filed (see `Registered::Beyond`): pending, and the
                 // next poll compares the deadline with the clock first.

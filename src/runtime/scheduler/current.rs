@@ -33,7 +33,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
 use super::{poll_budgeted, survive};
-use crate::driver::{Driver, Park, SharedDriver};
+use crate::driver::{Driver, Handle as TimeHandle, Park};
 use crate::loom::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::{lock, wait, Condvar, Mutex};
 use crate::runtime::blocking;
@@ -271,25 +271,25 @@ impl CurrentThread {
     /// wake-up), else just look for events; then fire due timers and wake
     /// the tasks that yielded.
     fn park(&self, core: &mut Core, idle: bool, woken: &AtomicBool) {
-        let time = self.time.as_ref().map(|driver| &driver.handle().shared);
+        let time = self.time.as_ref().map(|driver| driver.handle());
         let mut plan = Park::Skip;
         // Whether the plan is to wait for a blocking task (paused clock).
         let mut for_blocking = false;
         if idle {
             plan = match time {
                 None => Park::Until(None),
-                Some(shared) if shared.is_paused() => {
+                Some(timers) if timers.is_paused() => {
                     for_blocking = self.blocking_inflight.load(SeqCst) > 0;
                     if for_blocking {
-                        shared.begin_park_paused(None)
+                        timers.begin_park_paused(None)
                     } else {
-                        match self.auto_advance(core, shared, woken) {
+                        match self.auto_advance(core, timers, woken) {
                             Ok(()) => Park::Skip,
-                            Err(seen) => shared.begin_park_paused(Some(seen)),
+                            Err(seen) => timers.begin_park_paused(Some(seen)),
                         }
                     }
                 }
-                Some(shared) => shared.begin_park(None),
+                Some(timers) => timers.begin_park(None),
             };
         }
         let began = time.is_some() && plan != Park::Skip;
@@ -298,9 +298,9 @@ impl CurrentThread {
             parked = self.set_parked(woken, for_blocking);
             if parked {
                 let (now, real) = match time {
-                    Some(shared) if shared.paused_ever() => {
+                    Some(timers) if timers.paused_ever() => {
                         core.parker.forget_armed();
-                        (shared.now(), false)
+                        (timers.now(), false)
                     }
                     _ => (StdInstant::now(), true),
                 };
@@ -314,8 +314,8 @@ impl CurrentThread {
             lock(&self.inject).parked = false;
         }
         if began {
-            if let Some(shared) = time {
-                shared.end_park();
+            if let Some(timers) = time {
+                timers.end_park();
             }
         }
         self.fire_timers();
@@ -332,7 +332,7 @@ impl CurrentThread {
     fn auto_advance(
         &self,
         core: &mut Core,
-        shared: &SharedDriver,
+        timers: &TimeHandle,
         woken: &AtomicBool,
     ) -> Result<(), Option<u64>> {
         survive(|| core.parker.poll_now());
@@ -340,16 +340,16 @@ impl CurrentThread {
         if fired > 0 || self.has_ready_work(woken) {
             return Ok(());
         }
-        let Some(next) = shared.next_deadline() else {
+        let Some(next) = timers.next_deadline() else {
             return Err(None);
         };
-        let at = shared.instant_of(next);
-        let now = shared.now();
-        let moved = at > now && shared.advance(at - now);
+        let at = timers.instant_of(next);
+        let now = timers.now();
+        let moved = at > now && timers.advance(at - now);
         let fired = self.fire_timers();
         // A timer the clock cannot reach (beyond what an `Instant` holds)
         // must not make this spin.
-        let after = shared.next_deadline();
+        let after = timers.next_deadline();
         if moved || fired > 0 || after != Some(next) {
             Ok(())
         } else {

@@ -565,13 +565,13 @@ impl MultiThread {
     /// due timers and wake the tasks that yielded.
     fn park(&self, core: &mut Core, idle: bool) {
         let remote = &self.workers[core.index];
-        let time = remote.time.as_ref().map(|driver| &driver.handle().shared);
+        let time = remote.time.as_ref().map(|driver| driver.handle());
         let listed = idle && self.list_parked(core.index);
         let mut began = false;
         if listed {
             let plan = match time {
                 None => Park::Until(None),
-                Some(shared) => shared.begin_park(None),
+                Some(timers) => timers.begin_park(None),
             };
             began = time.is_some() && plan != Park::Skip;
             // I/O readiness wakes tasks from inside the poll.
@@ -584,8 +584,8 @@ impl MultiThread {
             survive(|| core.parker.poll_now());
         }
         if began {
-            if let Some(shared) = time {
-                shared.end_park();
+            if let Some(timers) = time {
+                timers.end_park();
             }
         }
         if let Some(driver) = &remote.time {
