@@ -74,11 +74,11 @@ const MAX_BUF: usize = 2 * 1024 * 1024;
 /// ```
 pub struct File {
     std: Arc<std::fs::File>,
-    inner: Mutex<Inner>,
+    inner: Mutex<FileState>,
     gate: Gate,
 }
 
-struct Inner {
+struct FileState {
     state: State,
     /// The error of a write that finished after `poll_write` returned, for
     /// the next write, flush or seek to report.
@@ -208,7 +208,7 @@ fn finish(state: &mut State, cx: &mut Context<'_>) -> Poll<io::Result<Op>> {
     }
 }
 
-impl Inner {
+impl FileState {
     fn buf(&mut self) -> &mut Buf {
         match &mut self.state {
             State::Idle(buf) => buf.as_mut().expect("the buffer is back between polls"),
@@ -462,7 +462,7 @@ impl File {
     pub fn from_std(std: std::fs::File) -> File {
         File {
             std: Arc::new(std),
-            inner: Mutex::new(Inner {
+            inner: Mutex::new(FileState {
                 state: State::Idle(Some(Buf::default())),
                 last_write_err: None,
                 pos: 0,
@@ -472,7 +472,7 @@ impl File {
         }
     }
 
-    fn lock_inner(&self) -> MutexGuard<'_, Inner> {
+    fn lock_inner(&self) -> MutexGuard<'_, FileState> {
         self.inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -797,7 +797,7 @@ impl File {
     }
 
     /// The state, for the `Pin<&mut Self>` operations.
-    fn parts(self: Pin<&mut Self>) -> (&Arc<std::fs::File>, &mut Inner) {
+    fn parts(self: Pin<&mut Self>) -> (&Arc<std::fs::File>, &mut FileState) {
         let this = self.get_mut();
         let inner = this.inner.get_mut().unwrap_or_else(|p| p.into_inner());
         (&this.std, inner)

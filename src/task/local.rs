@@ -103,7 +103,7 @@ pub struct LocalSet {
 /// The set's state on its thread, shared with the thread-local context.
 struct Shell {
     tasks: RefCell<Tasks>,
-    shared: Arc<Shared>,
+    woken: Arc<WokenQueue>,
 }
 
 struct Tasks {
@@ -125,7 +125,7 @@ struct Entry {
 }
 
 /// What other threads reach of the set: the queue of woken tasks.
-struct Shared {
+struct WokenQueue {
     queue: Mutex<Queue>,
 }
 
@@ -142,7 +142,7 @@ struct Header {
     state: AtomicUsize,
     index: usize,
     id: Id,
-    shared: Arc<Shared>,
+    woken: Arc<WokenQueue>,
 }
 
 /// A local task with its output type erased.
@@ -190,7 +190,7 @@ impl<F: Future> LocalRun for LocalTask<F> {
     }
 }
 
-impl Shared {
+impl WokenQueue {
     /// Queues task `id` (in slot `index`) and wakes whatever polls the set.
     fn push(&self, index: usize, id: Id) {
         let waker = {
@@ -237,7 +237,7 @@ impl Wake for Header {
     fn wake_by_ref(self: &Arc<Self>) {
         let prev = self.state.fetch_or(SCHEDULED, AcqRel);
         if prev & (SCHEDULED | COMPLETE) == 0 {
-            self.shared.push(self.index, self.id);
+            self.woken.push(self.index, self.id);
         }
     }
 }
@@ -246,7 +246,7 @@ impl AbortSide for Header {
     fn abort(self: Arc<Self>) {
         let prev = self.state.fetch_or(CANCELLED | SCHEDULED, AcqRel);
         if prev & (SCHEDULED | COMPLETE) == 0 {
-            self.shared.push(self.index, self.id);
+            self.woken.push(self.index, self.id);
         }
     }
 
@@ -277,7 +277,7 @@ impl Shell {
                 state: AtomicUsize::new(COMPLETE),
                 index: usize::MAX,
                 id,
-                shared: self.shared.clone(),
+                woken: self.woken.clone(),
             });
             task.cancel();
             return JoinHandle::local(slot, header, id);
@@ -293,7 +293,7 @@ impl Shell {
             state: AtomicUsize::new(SCHEDULED),
             index,
             id,
-            shared: self.shared.clone(),
+            woken: self.woken.clone(),
         });
         tasks.slots[index] = Some(Entry {
             waker: Waker::from(header.clone()),
@@ -303,7 +303,7 @@ impl Shell {
         });
         tasks.len += 1;
         drop(tasks);
-        self.shared.push(index, id);
+        self.woken.push(index, id);
         JoinHandle::local(slot, header, id)
     }
 
@@ -311,12 +311,12 @@ impl Shell {
     /// are still queued.
     fn tick(&self) -> bool {
         for _ in 0..MAX_TASKS_PER_TICK {
-            let Some((index, id)) = self.shared.pop() else {
+            let Some((index, id)) = self.woken.pop() else {
                 return false;
             };
             self.run(index, id);
         }
-        self.shared.has_ready()
+        self.woken.has_ready()
     }
 
     /// Polls (or, if aborted, cancels) the task `id` in slot `index`, if it
@@ -363,7 +363,7 @@ impl Shell {
             entry.task = Some(task);
             if std::mem::take(&mut entry.missed) {
                 drop(tasks);
-                self.shared.push(index, id);
+                self.woken.push(index, id);
             }
         }
     }
@@ -383,7 +383,7 @@ impl Shell {
             std::mem::take(&mut tasks.slots)
         };
         let (ready, waker) = {
-            let mut queue = lock(&self.shared.queue);
+            let mut queue = lock(&self.woken.queue);
             queue.closed = true;
             (std::mem::take(&mut queue.ready), queue.waker.take())
         };
@@ -453,7 +453,7 @@ impl LocalSet {
                     len: 0,
                     closed: false,
                 }),
-                shared: Arc::new(Shared {
+                woken: Arc::new(WokenQueue {
                     queue: Mutex::new(Queue {
                         ready: VecDeque::new(),
                         waker: None,
@@ -590,7 +590,7 @@ impl<F: Future> Future for RunUntil<'_, F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
         let _entered = enter(this.shell);
-        this.shell.shared.register(cx.waker());
+        this.shell.woken.register(cx.waker());
         if let Poll::Ready(output) = this.future.poll(cx) {
             return Poll::Ready(output);
         }
@@ -628,7 +628,7 @@ impl Future for LocalSet {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let shell = &self.shell;
         let _entered = enter(shell);
-        shell.shared.register(cx.waker());
+        shell.woken.register(cx.waker());
         if shell.tick() {
             cx.waker().wake_by_ref();
             Poll::Pending
