@@ -21,7 +21,7 @@
 //!   `/proc/self/status`, Linux) over the fill / n: what the allocator's
 //!   size classes and headers make of those bytes (glibc rounds a 48-byte
 //!   box up to a 64-byte chunk and tokio's 112-byte one to 128) — the
-//!   figure the target (≤ 0.75x of tokio's) is about;
+//!   figure the memory target (≤ 0.75x of tokio's) is about;
 //! * `lawn/tokio`: the ratios of the two `bytes/timer` and of the two
 //!   `RSS/timer`.
 //!

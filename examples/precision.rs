@@ -19,7 +19,7 @@
 //! and the run prints the load average: a p99 of milliseconds with a long
 //! CPU wait was other work on the machine, not the timer.
 //!
-//! The target (issue: sleep precision): at default settings, p50 lateness
+//! The target: at default settings, p50 lateness
 //! of `sleep(200 µs)` and `sleep(1 ms)` at most a quarter of tokio's, p99 no
 //! worse than tokio's; a resolution below 1 ms must deliver it too.
 //!

@@ -2,8 +2,8 @@
 //!
 //! 100,000 simulated requests run on `futures::executor::LocalPool`, each
 //! under `lawn_rt::time::timeout`: most get their "reply" (a short sleep)
-//! in time, the rest time out. The fallback driver thread (`lawn-rt-timer`)
-//! serves every timer. The demo checks that no timer fired early and prints
+//! in time, the rest time out. The foreign shards' timer thread
+//! (`lawn-rt-timer`) serves every timer. The demo checks that no timer fired early and prints
 //! how late they were.
 //!
 //! Run: `cargo run --release --example time_demo`

@@ -7,7 +7,7 @@ median of the last run) for the sides `lawn_rt` and `tokio` and the flavors
 group: ns per operation of each, the ratio tokio / lawn_rt for each flavor
 (above 1 means lawn_rt is faster), each crate's own speed-up from `st` to
 `mt2` (st time / mt2 time; 2.0 would be perfect scaling on 2 workers), and
-whether the issue's target holds: the `mt2` ratio at least as good as the
+whether the scaling target holds: the `mt2` ratio at least as good as the
 `st` ratio. A group whose benches set a throughput (`fire_mt`: n timers per
 iteration) is reported per element, read from the same directory's
 benchmark.json.

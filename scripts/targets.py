@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The issue-7 target table: every target, our measured ratio, met or not.
+"""The timer target table: every target, our measured ratio, met or not.
 
 Reads what `scripts/targets.sh` leaves under target/ (run that; it runs the
 benches and then this):
@@ -15,7 +15,7 @@ benches and then this):
 
 Ratios are tokio (or the baseline) over lawn_rt: above 1 means lawn_rt is
 better; the lateness and memory rows are lawn_rt over tokio (below 1 is
-better), as the issue states them.
+better), as the targets are stated.
 
     scripts/targets.sh            # measure, then print this table
     python3 scripts/targets.py    # print it from the last run's results

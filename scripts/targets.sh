@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures every issue-7 target and prints the table (scripts/targets.py):
+# Measures every timer target and prints the table (scripts/targets.py):
 # lawn_rt against tokio, and the Lawn against a hierarchical wheel, each
 # pair in the same run.
 #

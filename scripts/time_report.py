@@ -4,7 +4,7 @@
 Reads target/criterion/<group>/<side>/<parameter>/new/estimates.json (the
 median of the last run) for the sides `lawn_rt` and `tokio`, and prints ns
 per operation for each, the ratio tokio / lawn_rt (above 1 means lawn_rt is
-faster) and the design target from the issue. The 1e6 groups
+faster) and the design target. The 1e6 groups
 (`register_drop/*`, `fire`) time a whole batch of n timers per iteration and
 are reported per timer.
 

@@ -46,6 +46,9 @@
 //! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant), [`DelayQueue`](time::DelayQueue); the paused clock (`time::pause`, feature `test-util`); hyper's timer (`time::HyperTimer`, feature `hyper`) |
 //! | [`runtime`], [`task`] | the current-thread and multi-thread schedulers (a timer shard and a mio park loop per worker), the blocking pool, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
 //! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket), `TcpSocket`, Unix sockets; readiness from the runtime's own mio poll |
+//! | [`signal`] | [`ctrl_c`](signal::ctrl_c) and Unix signals: process-wide handlers, delivered through each runtime's park loop |
+//! | [`fs`] | `std::fs` calls run on the blocking pool, and an async [`File`](fs::File) |
+//! | `io` | tokio's io traits and helpers, re-exported (feature `tokio-io`) |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
 //! the driver nothing of mio, `time` only the driver handle it finds.

@@ -16,7 +16,7 @@ use crate::entry::Entry;
 
 /// Whether lawn_rt has a multi-thread runtime (`Builder::new_multi_thread`).
 ///
-/// It is (since issue 5). While it was `false`, `flavor = "multi_thread"`
+/// It is. While it was `false`, `flavor = "multi_thread"`
 /// was a compile error; the gate stays so a build of the macros for a
 /// runtime without that flavor can switch it off again.
 pub(crate) const MULTI_THREAD_AVAILABLE: bool = true;

@@ -39,7 +39,8 @@
 //! `owned.rs`: the live tasks) → `park.rs` (mio, timerfd; `park_model.rs`
 //! under loom), `io/` (socket
 //! readiness) and `task/` (task state, join handles) → `blocking.rs` (the
-//! `spawn_blocking` pool). Only this module and `net` know about mio.
+//! `spawn_blocking` pool). Only this module, `net` and `signal` (the
+//! registration of its self-pipe) know about mio.
 
 mod blocking;
 mod builder;
