@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::net::{pair, run, within};
-use common::Flavor;
+use common::{on, Flavor};
 use futures::io::{AsyncReadExt, AsyncWriteExt};
 use lawn_rt::net::tcp::ReuniteError;
 use lawn_rt::net::{TcpListener, TcpSocket, TcpStream};
@@ -21,16 +21,6 @@ use lawn_rt::time::{timeout, Instant};
 
 fn loopback() -> SocketAddr {
     "127.0.0.1:0".parse().unwrap()
-}
-
-/// Runs `body()` on a runtime of `flavor` under a watchdog named `what`.
-fn on<F, Fut>(flavor: Flavor, what: &str, body: F) -> Fut::Output
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future,
-    Fut::Output: Send + 'static,
-{
-    common::watchdog(what, flavor.hang(), move || flavor.rt().block_on(body()))
 }
 
 both_flavors!(

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::net::within;
-use common::Flavor;
+use common::{on, Flavor};
 use futures::io::{AsyncReadExt, AsyncWriteExt};
 use lawn_rt::net::unix::ReuniteError;
 use lawn_rt::net::{UnixDatagram, UnixListener, UnixStream};
@@ -45,16 +45,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Runs `body()` on a runtime of `flavor` under a watchdog named `what`.
-fn on<F, Fut>(flavor: Flavor, what: &str, body: F) -> Fut::Output
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future,
-    Fut::Output: Send + 'static,
-{
-    common::watchdog(what, flavor.hang(), move || flavor.rt().block_on(body()))
 }
 
 /// Echoes everything `stream` receives until end of file, through its

@@ -451,7 +451,7 @@ fn timers_on_a_multi_thread_runtime_without_time_panic_clearly() {
         .unwrap_err();
     let message = common::panic_message(&*err.into_panic());
     assert!(message.contains(NO_TIME), "unclear message: {message:?}");
-    // ...and on the thread in `block_on` (no silent fallback driver).
+    // ...and on the thread in `block_on` (no silent fallback to a foreign shard).
     common::assert_panics_with(NO_TIME, "sleep in block_on", || {
         rt.block_on(async { sleep(Duration::from_millis(1)).await })
     });

@@ -128,7 +128,7 @@ fn timers_in_a_task_or_entered_runtime_without_time() {
     });
     assert_site(&site, rx.recv().unwrap(), NO_TIME);
 
-    // After `Runtime::enter`: no silent fallback to the global driver.
+    // After `Runtime::enter`: no silent fallback to a foreign shard.
     let _entered = rt.enter();
     let line = line!() + 1;
     let site = catch_panic_site("sleep after enter", || time::sleep(Duration::ZERO));

@@ -174,8 +174,8 @@ fn still_healthy(rt: &Runtime) {
 
 /// A timer whose waker panics, fired by a worker: the panic is the waker's
 /// (the panic hook reports it), not the runtime's. Each worker goes on
-/// running tasks and firing its shard's other timers, as the fallback
-/// driver's thread does after such a waker, and shutdown still drops every
+/// running tasks and firing its shard's other timers, as the foreign
+/// shards' timer thread does after such a waker, and shutdown still drops every
 /// task's future. Runs in a child process: a panic out of a destructor
 /// during the unwinding of a failure aborts, which would take the other
 /// tests down with it.

@@ -16,33 +16,9 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc};
 use std::task::Poll;
 
-use common::{assert_send_sync, catch_panic_site, watchdog, DropCount, Flavor, Gate};
+use common::{assert_send_sync, catch_panic_site, on, until, watchdog, DropCount, Flavor, Gate};
 use lawn_rt::task::{self, JoinError, JoinSet};
 use lawn_rt::time::{sleep, Duration};
-
-/// How long a body may run before it is taken for a hang.
-fn limit(flavor: Flavor) -> Duration {
-    flavor.pick(Duration::from_secs(30), Duration::from_secs(60))
-}
-
-/// Runs the future `body()` makes on a fresh runtime of `flavor`, under a
-/// watchdog.
-#[track_caller]
-fn run<F, Fut>(flavor: Flavor, what: &str, body: F) -> Fut::Output
-where
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future,
-    Fut::Output: Send + 'static,
-{
-    watchdog(what, limit(flavor), move || flavor.rt().block_on(body()))
-}
-
-/// Waits (yielding to the runtime) until `done()`.
-async fn until(mut done: impl FnMut() -> bool) {
-    while !done() {
-        sleep(Duration::from_millis(1)).await;
-    }
-}
 
 both_flavors!(
     tasks_join_in_completion_order,
@@ -70,7 +46,7 @@ both_flavors!(
 /// Tasks that finish in an order unrelated to their spawning come out of
 /// `join_next` in the order they finished.
 fn tasks_join_in_completion_order(flavor: Flavor) {
-    run(flavor, "completion order", || async {
+    on(flavor, "completion order", || async {
         let gates: Vec<Gate<()>> = (0..5).map(|_| Gate::new()).collect();
         let mut set = JoinSet::new();
         for (i, gate) in gates.iter().enumerate() {
@@ -89,7 +65,7 @@ fn tasks_join_in_completion_order(flavor: Flavor) {
 }
 
 fn len_and_is_empty_follow_the_tasks(flavor: Flavor) {
-    run(flavor, "len and is_empty", || async {
+    on(flavor, "len and is_empty", || async {
         let mut set = JoinSet::new();
         assert_eq!(set.len(), 0);
         assert!(set.is_empty());
@@ -120,7 +96,7 @@ fn len_and_is_empty_follow_the_tasks(flavor: Flavor) {
 }
 
 fn try_join_next_takes_only_finished_tasks(flavor: Flavor) {
-    run(flavor, "try_join_next", || async {
+    on(flavor, "try_join_next", || async {
         let mut set: JoinSet<u32> = JoinSet::new();
         assert!(set.try_join_next().is_none(), "empty set");
         let gate = Gate::new();
@@ -146,7 +122,7 @@ fn try_join_next_takes_only_finished_tasks(flavor: Flavor) {
 }
 
 fn abort_all_gives_cancelled_errors(flavor: Flavor) {
-    run(flavor, "abort_all", || async {
+    on(flavor, "abort_all", || async {
         let mut set = JoinSet::new();
         for _ in 0..50 {
             set.spawn(pending::<()>());
@@ -175,7 +151,7 @@ fn abort_all_gives_cancelled_errors(flavor: Flavor) {
 }
 
 fn spawn_returns_an_abort_handle_for_that_task(flavor: Flavor) {
-    run(flavor, "abort handle", || async {
+    on(flavor, "abort handle", || async {
         let mut set = JoinSet::new();
         let gate = Gate::new();
         let wait = gate.wait();
@@ -197,7 +173,7 @@ fn spawn_returns_an_abort_handle_for_that_task(flavor: Flavor) {
 }
 
 fn dropping_the_set_aborts_its_tasks(flavor: Flavor) {
-    run(flavor, "drop aborts", || async {
+    on(flavor, "drop aborts", || async {
         let dropped = DropCount::new();
         let started = Arc::new(AtomicUsize::new(0));
         let mut set = JoinSet::new();
@@ -218,7 +194,7 @@ fn dropping_the_set_aborts_its_tasks(flavor: Flavor) {
 }
 
 fn detach_all_lets_the_tasks_run_on(flavor: Flavor) {
-    run(flavor, "detach_all", || async {
+    on(flavor, "detach_all", || async {
         let (tx, rx) = mpsc::channel();
         let gates: Vec<Gate<()>> = (0..5).map(|_| Gate::new()).collect();
         let mut set = JoinSet::new();
@@ -249,7 +225,7 @@ fn detach_all_lets_the_tasks_run_on(flavor: Flavor) {
 }
 
 fn shutdown_aborts_and_waits_for_every_task(flavor: Flavor) {
-    run(flavor, "shutdown", || async {
+    on(flavor, "shutdown", || async {
         let dropped = DropCount::new();
         let mut set = JoinSet::new();
         for _ in 0..30 {
@@ -274,7 +250,7 @@ fn shutdown_aborts_and_waits_for_every_task(flavor: Flavor) {
 }
 
 fn panics_give_panic_errors(flavor: Flavor) {
-    run(flavor, "panics", || async {
+    on(flavor, "panics", || async {
         let mut set = JoinSet::new();
         set.spawn(async { panic!("task boom") });
         set.spawn(async { 2 });
@@ -295,7 +271,7 @@ fn panics_give_panic_errors(flavor: Flavor) {
 }
 
 fn join_all_gives_every_output(flavor: Flavor) {
-    run(flavor, "join_all", || async {
+    on(flavor, "join_all", || async {
         let mut set = JoinSet::new();
         for i in 0..100u64 {
             set.spawn(async move {
@@ -310,7 +286,7 @@ fn join_all_gives_every_output(flavor: Flavor) {
 }
 
 fn join_all_resumes_a_task_panic(flavor: Flavor) {
-    run(flavor, "join_all panic", || async {
+    on(flavor, "join_all panic", || async {
         let dropped = DropCount::new();
         let guard = dropped.track();
         // In a task of its own, so its panic becomes a `JoinError`.
@@ -337,7 +313,7 @@ fn join_all_resumes_a_task_panic(flavor: Flavor) {
 }
 
 fn join_all_panics_on_a_cancelled_task(flavor: Flavor) {
-    run(flavor, "join_all cancelled", || async {
+    on(flavor, "join_all cancelled", || async {
         let joined = task::spawn(async {
             let mut set = JoinSet::new();
             set.spawn(pending::<()>()).abort();
@@ -351,7 +327,7 @@ fn join_all_panics_on_a_cancelled_task(flavor: Flavor) {
 }
 
 fn spawn_blocking_joins_with_the_others(flavor: Flavor) {
-    run(flavor, "spawn_blocking", || async {
+    on(flavor, "spawn_blocking", || async {
         let mut set = JoinSet::new();
         let (tx, rx) = mpsc::channel::<()>();
         set.spawn_blocking(move || {
@@ -374,7 +350,7 @@ fn spawn_blocking_joins_with_the_others(flavor: Flavor) {
 /// set that scanned its tasks on each join (10^10 steps) would not meet.
 fn a_hundred_thousand_tasks_join(flavor: Flavor) {
     const N: u64 = 100_000;
-    run(flavor, "100k tasks", || async {
+    on(flavor, "100k tasks", || async {
         let mut set = JoinSet::new();
         for i in 0..N {
             set.spawn(async move { i });
@@ -396,7 +372,7 @@ fn a_hundred_thousand_tasks_join(flavor: Flavor) {
 fn joins_among_a_hundred_thousand_idle_tasks(flavor: Flavor) {
     const IDLE: usize = 100_000;
     const JOINS: usize = 100_000;
-    run(flavor, "joins among idle tasks", || async {
+    on(flavor, "joins among idle tasks", || async {
         let mut set = JoinSet::new();
         for _ in 0..IDLE {
             set.spawn(async {
@@ -423,7 +399,7 @@ fn joins_among_a_hundred_thousand_idle_tasks(flavor: Flavor) {
 /// joining (here on another executor) gives their errors, never hangs;
 /// tasks that had finished keep their output.
 fn joined_after_the_runtime_shut_down(flavor: Flavor) {
-    watchdog("joined after shutdown", limit(flavor), move || {
+    watchdog("joined after shutdown", flavor.hang(), move || {
         let rt = flavor.rt();
         let mut set = JoinSet::new();
         let dropped = DropCount::new();
@@ -473,7 +449,7 @@ fn joined_after_the_runtime_shut_down(flavor: Flavor) {
 /// A task spawned on a runtime that has shut down is cancelled at once:
 /// the set has its error ready.
 fn spawned_after_the_runtime_shut_down(flavor: Flavor) {
-    watchdog("spawned after shutdown", limit(flavor), move || {
+    watchdog("spawned after shutdown", flavor.hang(), move || {
         let rt = flavor.rt();
         let handle = rt.handle().clone();
         drop(rt);
@@ -491,7 +467,7 @@ fn spawned_after_the_runtime_shut_down(flavor: Flavor) {
 }
 
 fn spawn_on_from_outside_the_runtime(flavor: Flavor) {
-    watchdog("spawn_on", limit(flavor), move || {
+    watchdog("spawn_on", flavor.hang(), move || {
         let rt = flavor.rt();
         let mut set = JoinSet::new();
         for i in 0..10u32 {
@@ -521,7 +497,7 @@ fn spawn_on_from_outside_the_runtime(flavor: Flavor) {
 }
 
 fn from_iterator_and_extend_spawn_every_future(flavor: Flavor) {
-    run(flavor, "collect and extend", || async {
+    on(flavor, "collect and extend", || async {
         let mut set: JoinSet<u32> = (0..10).map(|i| async move { i }).collect();
         set.extend((10..20).map(|i| async move { i }));
         assert_eq!(set.len(), 20);
@@ -535,7 +511,7 @@ fn from_iterator_and_extend_spawn_every_future(flavor: Flavor) {
 /// nothing has finished, and wakes the waker of its latest call once a
 /// task finishes.
 fn poll_join_next_wakes_the_last_waker(flavor: Flavor) {
-    run(flavor, "poll_join_next", || async {
+    on(flavor, "poll_join_next", || async {
         let mut set = JoinSet::new();
         let first = poll_fn(|cx| Poll::Ready(set.poll_join_next(cx))).await;
         assert!(matches!(first, Poll::Ready(None)));

@@ -22,15 +22,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::thread;
 
-use common::{catch_panic_site, watchdog, DropCount, Flavor, Gate};
+use common::{catch_panic_site, until, watchdog, DropCount, Flavor, Gate};
 use lawn_rt::runtime::Builder;
 use lawn_rt::task::{self, JoinSet, LocalSet};
 use lawn_rt::time::{interval, sleep, Duration, Instant};
-
-/// How long a body may run before it is taken for a hang.
-fn limit(flavor: Flavor) -> Duration {
-    flavor.pick(Duration::from_secs(30), Duration::from_secs(60))
-}
 
 /// Runs `body(&local)` inside `local.block_on` on a fresh runtime of
 /// `flavor`, under a watchdog.
@@ -41,18 +36,11 @@ where
     Fut: std::future::Future,
     Fut::Output: Send + 'static,
 {
-    watchdog(what, limit(flavor), move || {
+    watchdog(what, flavor.hang(), move || {
         let rt = flavor.rt();
         let local = LocalSet::new();
         local.block_on(&rt, body(&local))
     })
-}
-
-/// Waits (yielding to the runtime) until `done()`.
-async fn until(mut done: impl FnMut() -> bool) {
-    while !done() {
-        sleep(Duration::from_millis(1)).await;
-    }
 }
 
 both_flavors!(
@@ -177,7 +165,7 @@ fn many_threads_wake_local_tasks_at_once(flavor: Flavor) {
 /// `rt.block_on(local)`: the set completes once every task has finished,
 /// including tasks spawned by tasks.
 fn an_awaited_set_completes_when_its_tasks_have(flavor: Flavor) {
-    watchdog("awaited set", limit(flavor), move || {
+    watchdog("awaited set", flavor.hang(), move || {
         let rt = flavor.rt();
         let local = LocalSet::new();
         let finished = Rc::new(Cell::new(0));
@@ -205,7 +193,7 @@ fn an_awaited_set_completes_when_its_tasks_have(flavor: Flavor) {
 /// the other local tasks have been running meanwhile; tasks left unfinished
 /// stay in the set and go on running when it is driven again.
 fn run_until_returns_while_other_tasks_progress(flavor: Flavor) {
-    watchdog("run_until", limit(flavor), move || {
+    watchdog("run_until", flavor.hang(), move || {
         let rt = flavor.rt();
         let local = LocalSet::new();
         let ticks = Rc::new(Cell::new(0u32));
@@ -322,7 +310,7 @@ fn paused_clock_timers_in_local_tasks() {
 /// Dropping a set drops the futures of its tasks on the spot; their
 /// handles (awaited anywhere) then give `Cancelled`.
 fn dropping_the_set_drops_its_tasks(flavor: Flavor) {
-    watchdog("drop the set", limit(flavor), move || {
+    watchdog("drop the set", flavor.hang(), move || {
         let rt = flavor.rt();
         let local = LocalSet::new();
         let dropped = DropCount::new();

@@ -483,7 +483,7 @@ async fn paused_clock_ticks_are_exact() {
     assert_eq!(start.elapsed(), ms(6));
 }
 
-/// On the real clock, through the fallback driver: ticks come no sooner
+/// On the real clock, through a foreign shard: ticks come no sooner
 /// than the period apart.
 #[test]
 fn real_clock_ticks_are_never_early() {
@@ -624,7 +624,7 @@ fn an_interval_without_a_driver_ticked_under_an_entered_paused_driver_does_not_t
         let took = start.elapsed();
         assert!(
             took >= wait,
-            "a fallback sleep({wait:?}) completed early, after {took:?}"
+            "a foreign-shard sleep({wait:?}) completed early, after {took:?}"
         );
     }
     assert!(poll_tick(&mut every).is_pending());

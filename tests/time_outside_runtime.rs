@@ -2,9 +2,8 @@
 //! thread's foreign shard, which a lazily started background thread
 //! (`lawn-rt-timer`) fires, so they work under
 //! `futures::executor::block_on`, inside a tokio runtime and on plain
-//! threads, and a waker that panics does not stop that thread. (The file
-//! keeps the name of the single fallback driver the shards replaced;
-//! `time_foreign.rs` covers the shards themselves.) These tests use the
+//! threads, and a waker that panics does not stop that thread
+//! (`time_foreign.rs` covers the shards themselves). These tests use the
 //! real clock: that is their point.
 
 mod common;
@@ -48,12 +47,12 @@ fn block_on_timeout_fires_and_does_not_fire() {
 }
 
 #[test]
-fn timers_without_an_entered_driver_use_the_fallback() {
+fn timers_without_an_entered_driver_use_the_threads_foreign_shard() {
     let driver = paused_driver();
     assert!(Handle::try_entered().is_none());
-    let fallback = Handle::current();
-    assert!(!fallback.same_driver(driver.handle()));
-    assert!(!fallback.is_shutdown());
+    let shard = Handle::current();
+    assert!(!shard.same_driver(driver.handle()));
+    assert!(!shard.is_shutdown());
 
     // Made outside any entered driver, a sleep ignores the paused driver.
     let mut sleep = pin!(sleep(ms(5)));
@@ -63,16 +62,16 @@ fn timers_without_an_entered_driver_use_the_fallback() {
     futures::executor::block_on(sleep);
 }
 
-/// In a fresh process: the fallback thread parks on a long timer; an
+/// In a fresh process: the timer thread parks on a long timer; an
 /// earlier timer registered afterwards must wake it early.
 #[test]
-fn an_earlier_timer_wakes_the_parked_fallback_thread() {
-    if !isolated("an_earlier_timer_wakes_the_parked_fallback_thread") {
+fn an_earlier_timer_wakes_the_parked_timer_thread() {
+    if !isolated("an_earlier_timer_wakes_the_parked_timer_thread") {
         return;
     }
     let mut long = Box::pin(sleep(Duration::from_secs(60)));
     assert!(poll_noop(long.as_mut()).is_pending());
-    // Let the fallback thread start and park on the long deadline.
+    // Let the timer thread start and park on the long deadline.
     thread::sleep(ms(20));
     let start = std::time::Instant::now();
     futures::executor::block_on(sleep(ms(10)));
@@ -128,7 +127,7 @@ fn interval_under_block_on() {
 }
 
 #[test]
-fn duration_max_on_the_fallback_registers_and_cancels() {
+fn duration_max_on_a_foreign_shard_registers_and_cancels() {
     let mut forever = Box::pin(sleep(Duration::MAX));
     assert!(poll_noop(forever.as_mut()).is_pending());
     assert!(!forever.is_elapsed());
@@ -138,7 +137,7 @@ fn duration_max_on_the_fallback_registers_and_cancels() {
     assert!(poll_noop(far.as_mut()).is_pending());
     drop(forever);
     drop(far);
-    // The fallback still serves short timers afterwards.
+    // The shard still serves short timers afterwards.
     futures::executor::block_on(sleep(ms(1)));
 }
 
@@ -238,23 +237,23 @@ fn timer_threads(at_least: usize) -> usize {
     }
 }
 
-/// Once a timer has registered, the fallback thread exists, once, named
+/// Once a timer has registered, the timer thread exists, once, named
 /// `lawn-rt-timer`.
 #[cfg(target_os = "linux")]
 #[test]
-fn fallback_thread_is_named_lawn_rt_timer() {
+fn the_timer_thread_is_named_lawn_rt_timer() {
     let mut sleep = pin!(sleep(ms(1)));
     assert!(poll_noop(sleep.as_mut()).is_pending());
     assert_eq!(timer_threads(1), 1, "threads: {:?}", thread_names());
     futures::executor::block_on(sleep);
 }
 
-/// In a fresh process: the fallback thread starts on the first
+/// In a fresh process: the timer thread starts on the first
 /// registration, not on first use of the API or creation of a timer.
 #[cfg(target_os = "linux")]
 #[test]
-fn fallback_thread_starts_on_first_registration() {
-    if !isolated("fallback_thread_starts_on_first_registration") {
+fn the_timer_thread_starts_on_first_registration() {
+    if !isolated("the_timer_thread_starts_on_first_registration") {
         return;
     }
     assert_eq!(timer_threads(0), 0);
@@ -291,16 +290,16 @@ fn instant_now_without_a_driver_is_the_real_clock() {
 
 /// Five timers due together on a foreign shard, the first one's waker
 /// panicking: the other four wakers are woken, their sleeps are ready, and
-/// the fallback thread survives to serve later timers.
+/// the timer thread survives to serve later timers.
 #[test]
-fn a_panicking_waker_does_not_stop_the_fallback_driver() {
+fn a_panicking_waker_does_not_stop_the_timer_thread() {
     assert!(Handle::try_entered().is_none());
     let woken = Arc::new(AtomicUsize::new(0));
     let mut sleeps = Vec::new();
     for i in 0..5 {
         let mut sleep = Box::pin(sleep(ms(20)));
         let waker = if i == 0 {
-            fn_waker(|| panic!("fallback waker panics"))
+            fn_waker(|| panic!("foreign-shard waker panics"))
         } else {
             let woken = woken.clone();
             fn_waker(move || {
@@ -318,7 +317,7 @@ fn a_panicking_waker_does_not_stop_the_fallback_driver() {
     for sleep in sleeps.iter_mut().skip(1) {
         assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
     }
-    watchdog("a fallback sleep after the panic", HANG, || {
+    watchdog("a foreign-shard sleep after the panic", HANG, || {
         futures::executor::block_on(sleep(ms(5)))
     });
 }

@@ -334,7 +334,7 @@ fn a_timer_made_while_paused_fires_after_resume() {
 
 /// `rt.block_on(sleep(d))`, the sleep made outside the paused runtime (the
 /// argument is evaluated before `block_on` enters it): the sleep must not
-/// silently bind to another clock (the fallback driver's real one, where a
+/// silently bind to another clock (a foreign shard's real one, where a
 /// one-hour sleep takes a real hour). Either making it there panics, as
 /// tokio's does ("there is no reactor running"), or it follows the
 /// runtime's paused clock and completes at once by auto-advance.

@@ -8,7 +8,7 @@
 //! instant a sleep completes. The tests of the bare [`Driver`] API
 //! (`next_deadline`, `process_at`, its shutdown and drop) use a paused
 //! driver moved by hand; the `never_early_*` tests are about the real
-//! clock (the fallback driver, a driver turned by a thread of our own).
+//! clock (a foreign shard, a driver turned by a thread of our own).
 
 mod common;
 
@@ -56,10 +56,10 @@ fn sleep_is_send_sync_and_not_unpin() {
 // ---------------------------------------------------------------------------
 
 /// A few hundred sleeps of random durations in 0..3 ms, thirty at a time,
-/// on the fallback driver: none completes before its duration has passed
+/// on a foreign shard: none completes before its duration has passed
 /// (by `lawn_rt::time::Instant` and by `std::time::Instant`).
 #[test]
-fn never_early_real_clock_fallback() {
+fn never_early_real_clock_foreign_shard() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for _batch in 0..10 {
         let sleeps = (0..30).map(|_| {
@@ -602,8 +602,8 @@ fn sleep_made_before_shutdown_and_first_polled_after_panics() {
 }
 
 /// tokio panics on every poll of a timer whose driver has shut down, even
-/// one already due; issue 3: "a later poll of a `Sleep` bound to it fails
-/// loudly".
+/// one already due, and so does ours: a later poll of a `Sleep` bound to it
+/// fails loudly.
 #[test]
 fn due_sleep_first_polled_after_shutdown_panics() {
     let driver = paused_driver();

@@ -5,7 +5,7 @@
 //! = true)]`): polled by hand while `time::advance` moves the clock, then
 //! awaited, when auto-advance takes the clock to the exact instant a
 //! timeout decides. The error types are built on a paused bare driver; one
-//! test checks the real clock through the fallback driver.
+//! test checks the real clock through a foreign shard.
 
 mod common;
 
@@ -400,7 +400,7 @@ async fn paused_clock_timeout_is_exact() {
     assert_eq!(start.elapsed(), Duration::ZERO);
 }
 
-/// The timeout is never early on the real clock (fallback driver).
+/// The timeout is never early on the real clock (a foreign shard).
 #[test]
 fn real_clock_timeout_is_never_early() {
     futures::executor::block_on(async {

@@ -128,7 +128,7 @@ pub fn assert_panics_with<R>(expected: &str, what: &str, f: impl FnOnce() -> R) 
 }
 
 /// Runs the test `name` of this binary alone in a child process, with
-/// `ISOLATED` set: so that it sees a fallback driver no other test touched,
+/// `ISOLATED` set: so that it sees foreign shards and a timer thread no other test touched,
 /// or so that an abort fails only this test. Returns `true` in the child
 /// (go ahead), `false` in the parent (done), which passes on what the
 /// child wrote to stderr.
@@ -654,6 +654,26 @@ impl Flavor {
     /// or `multi_thread::name`), for [`isolated`].
     pub fn test_name(self, name: &str) -> String {
         format!("{}::{name}", self.pick("current_thread", "multi_thread"))
+    }
+}
+
+/// Runs the future `body()` makes on a fresh runtime of `flavor` (time and
+/// I/O enabled), under a watchdog named `what` ([`Flavor::hang`]).
+#[track_caller]
+pub fn on<F, Fut>(flavor: Flavor, what: &str, body: F) -> Fut::Output
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future,
+    Fut::Output: Send + 'static,
+{
+    watchdog(what, flavor.hang(), move || flavor.rt().block_on(body()))
+}
+
+/// Waits, sleeping 1 ms at a time on lawn_rt's timers (so the runtime runs
+/// other tasks), until `done()`.
+pub async fn until(mut done: impl FnMut() -> bool) {
+    while !done() {
+        lawn_rt::time::sleep(std::time::Duration::from_millis(1)).await;
     }
 }
 

@@ -157,11 +157,11 @@ fn assert_storm_clean(what: &str, stats: &[Arc<StormStats>], timers: usize) {
     );
 }
 
-/// Storm threads (the issue's figure).
+/// Storm threads (the storm's specified width).
 const STORM_THREADS: usize = 8;
 
-/// Timeouts each storm thread creates and drops. The issue's storm is 1M
-/// per thread; 8 x 1M in a debug build on 2 cores takes minutes, so this is
+/// Timeouts each storm thread creates and drops. The specified storm is
+/// 1M per thread; 8 x 1M in a debug build on 2 cores takes minutes, so this is
 /// scaled down to keep the target well under a minute (the load while it
 /// lasts is the same: 8 threads doing nothing else).
 const STORM_PER_THREAD: usize = 100_000;
@@ -174,7 +174,7 @@ const NAP: Duration = Duration::from_millis(1);
 /// storm is late p50 ~0.08 ms / p99 ~4 ms; the sleeper on lawn_rt's timers
 /// measured p50 ~0.05 ms / p99 5-8 ms (it was p50 108-172 ms / p99
 /// 170-290 ms while the timer thread waited for busy shards' locks; the
-/// fallback driver before the shards: p50 7 ms / p99 38 ms; tokio under
+/// one shared driver that came before the shards: p50 7 ms / p99 38 ms; tokio under
 /// the same storm: 1.5 / 5 ms). These leave a margin for a loaded machine.
 const STORM_P50: Duration = Duration::from_millis(2);
 const STORM_P99: Duration = Duration::from_millis(20);
@@ -234,12 +234,12 @@ fn storm_on_plain_threads(
     })
 }
 
-/// The issue's storm: eight plain threads each create `timeout`s (10 s
+/// The storm: eight plain threads each create `timeout`s (10 s
 /// to a minute), poll each once (it registers) and drop it at once, while
 /// a ninth thread sleeps 1 ms at a time. Each thread's timers file in its
 /// own shard, which is what the shards are for: the sleeper never wakes
 /// early, and the lateness of its sleeps begun during the storm stays small
-/// (p50 and p99 bounded; before the shards the issue saw 7 / 38 ms).
+/// (p50 and p99 bounded; before the shards it was 7 / 38 ms).
 #[test]
 fn a_storm_of_timeouts_made_and_dropped_on_eight_threads_keeps_a_sleeping_thread_on_time() {
     let _alone = alone();
