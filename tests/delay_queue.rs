@@ -381,6 +381,29 @@ fn clear_drops_everything_and_wakes_the_poller() {
     assert!(matches!(queue.poll_expired(&mut cx), Poll::Ready(None)));
 }
 
+/// A poller waiting on the queue is woken when a remove empties it, and
+/// its next poll ends the stream, as with tokio-util's (a task awaiting a
+/// shared queue must not wait for the next insert to see it empty).
+#[test]
+fn a_remove_that_empties_the_queue_wakes_the_poller() {
+    let (counter, waker) = common::counting_waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut queue = DelayQueue::new();
+    let first = queue.insert(1, secs(10));
+    let second = queue.insert(2, secs(20));
+    assert!(queue.poll_expired(&mut cx).is_pending());
+    assert_eq!(queue.remove(&first).into_inner(), 1);
+    assert_eq!(counter.wakes(), 0, "woken while an entry is left");
+    assert!(queue.poll_expired(&mut cx).is_pending());
+    assert_eq!(queue.try_remove(&second).unwrap().into_inner(), 2);
+    assert_eq!(
+        counter.wakes(),
+        1,
+        "the last remove did not wake the poller"
+    );
+    assert!(matches!(queue.poll_expired(&mut cx), Poll::Ready(None)));
+}
+
 #[test]
 fn peek_names_the_entry_due_first() {
     let mut queue = DelayQueue::new();

@@ -344,8 +344,12 @@ impl<T> DelayQueue<T> {
         let deadline = self.lawn.deadline(key.0)?;
         let data = self.lawn.remove(key.0)?;
         if self.lawn.is_empty() {
-            // Nothing to wait for: do not wake the poller for nothing.
+            // Nothing left to wait for: the poller's next poll ends the
+            // stream (`Ready(None)`), as tokio-util's does, so wake it.
             self.disarm();
+            if let Some(waker) = self.waker.take() {
+                waker.wake();
+            }
         }
         Some(Expired {
             data,
