@@ -18,7 +18,7 @@
 //! RUSTFLAGS="--cfg loom" cargo test -p loom-tests --release --target-dir target/loom
 //! ```
 //!
-//! The preemption bound defaults to [`DEFAULT_PREEMPTIONS`]; set
+//! The preemption bound defaults to `support::DEFAULT_PREEMPTIONS` (5); set
 //! `LOOM_MAX_PREEMPTIONS` to search deeper (loom-tests/README.md gives the times).
 //!
 //! Each model is a function here, run by one test in `tests/`; the

@@ -38,6 +38,8 @@
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![deny(missing_debug_implementations, unreachable_pub)]
+#![deny(rustdoc::broken_intra_doc_links)]
 
 use proc_macro::TokenStream;
 
