@@ -196,6 +196,7 @@ impl Handle {
     /// drop(driver);
     /// assert!(handle.is_shutdown());
     /// ```
+    #[inline]
     pub fn is_shutdown(&self) -> bool {
         self.shared.is_shutdown()
     }

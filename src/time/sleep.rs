@@ -294,15 +294,14 @@ impl Sleep {
     /// clock ([`clock_now`](Sleep::clock_now)).
     pub(crate) fn reset_at(mut self: Pin<&mut Self>, deadline: Instant, now: Instant) {
         *self.as_mut().project().deadline = deadline;
-        let driver = &self.handle;
         let handed_out = match self.state() {
             State::Registered(key) if deadline <= now => {
-                let fired = driver.fire_now(key);
+                let fired = self.handle.fire_now(key);
                 return self.set(State::Elapsed((!fired).then_some(key)), UNKNOWN);
             }
             State::Registered(key) => {
                 let from = self.handle.tick_of(now.into_std());
-                match driver.reset(key, deadline.into_std(), from) {
+                match self.handle.reset(key, deadline.into_std(), from) {
                     Ok(Some((key, due))) => return self.set(State::Registered(key), due.0),
                     // Handed out for waking, or the driver is gone (the
                     // next poll says so).
@@ -370,8 +369,7 @@ impl Sleep {
     ) -> Poll<()> {
         self.handle.before_register();
         let deadline = self.deadline.into_std();
-        let driver = &self.handle;
-        match driver.register(deadline, from, cx.waker()) {
+        match self.handle.register(deadline, from, cx.waker()) {
             Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
@@ -379,14 +377,14 @@ impl Sleep {
                     // make sure that waker is not called once this returns
                     // (it may be being called on the firing thread), or a
                     // drop of the sleep would not cover it.
-                    driver.forget(old);
+                    self.handle.forget(old);
                 }
                 self.set(State::Registered(key), due.0);
                 Poll::Pending
             }
             Ok(Registered::Beyond) => {
                 if let Some(old) = handed_out {
-                    driver.forget(old);
+                    self.handle.forget(old);
                 }
                 // Not filed (see `Registered::Beyond`): pending, and the
                 // next poll compares the deadline with the clock first.
