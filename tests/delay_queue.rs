@@ -402,6 +402,17 @@ fn a_remove_that_empties_the_queue_wakes_the_poller() {
         "the last remove did not wake the poller"
     );
     assert!(matches!(queue.poll_expired(&mut cx), Poll::Ready(None)));
+    // The same through `remove` (the insert woke the ended stream's task).
+    let third = queue.insert(3, secs(30));
+    assert!(queue.poll_expired(&mut cx).is_pending());
+    let before = counter.wakes();
+    assert_eq!(queue.remove(&third).into_inner(), 3);
+    assert_eq!(
+        counter.wakes(),
+        before + 1,
+        "`remove` emptying the queue did not wake the poller"
+    );
+    assert!(matches!(queue.poll_expired(&mut cx), Poll::Ready(None)));
 }
 
 #[test]

@@ -347,9 +347,7 @@ impl<T> DelayQueue<T> {
             // Nothing left to wait for: the poller's next poll ends the
             // stream (`Ready(None)`), as tokio-util's does, so wake it.
             self.disarm();
-            if let Some(waker) = self.waker.take() {
-                waker.wake();
-            }
+            self.wake_poller();
         }
         Some(Expired {
             data,
@@ -449,8 +447,9 @@ impl<T> DelayQueue<T> {
 
     /// Hands out the next entry whose deadline has passed: `Ready(Some)`.
     /// `Pending` if entries wait but none is due (the task is woken when
-    /// one is, or when an earlier one is inserted); `Ready(None)` if the
-    /// queue is empty (the task is still woken by the next insert).
+    /// one is, when an earlier one is inserted, and when a remove empties
+    /// the queue); `Ready(None)` if the queue is empty (the task is still
+    /// woken by the next insert).
     ///
     /// # Examples
     ///
@@ -536,9 +535,7 @@ impl<T> DelayQueue<T> {
         self.lawn.clear();
         self.disarm();
         if had_entries {
-            if let Some(waker) = self.waker.take() {
-                waker.wake();
-            }
+            self.wake_poller();
         }
     }
 
@@ -726,11 +723,7 @@ impl<T> DelayQueue<T> {
     /// poller so that it arms one.
     fn earlier(&mut self, deadline: u64) {
         match &mut self.sleep {
-            None => {
-                if let Some(waker) = self.waker.take() {
-                    waker.wake();
-                }
-            }
+            None => self.wake_poller(),
             // The common case: not the earliest.
             Some(_) if deadline >= self.armed => {}
             Some(sleep) => {
@@ -738,6 +731,14 @@ impl<T> DelayQueue<T> {
                 sleep.as_mut().reset(at);
                 self.armed = deadline;
             }
+        }
+    }
+
+    /// Wakes the task that last polled the queue, if it is waiting: its
+    /// next poll hands out, arms the sleep or ends the stream.
+    fn wake_poller(&mut self) {
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
         }
     }
 
