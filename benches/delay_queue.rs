@@ -200,10 +200,7 @@ fn main() {
         .flat_map(|&n| [(n, false), (n, true)])
         .collect();
     let plan = |(n, uniform): (usize, bool)| Plan::new(n, uniform, 0x5EED ^ n as u64);
-    // Every real-clock phase first: once a paused tokio runtime has existed
-    // in a process, every `tokio::time::Instant::now()` after it looks up
-    // the runtime's clock under a lock (tokio's `DID_PAUSE_CLOCK`), which
-    // would slow tokio-util's inserts and resets for the rest of the run.
+    // Every real-clock phase first (see the module docs).
     let mut samples: Vec<(Vec<Sample>, Vec<Sample>)> = Vec::new();
     for &workload in &workloads {
         let plan = plan(workload);
@@ -222,27 +219,25 @@ fn main() {
         }
     }
     for (&(n, uniform), (lawn, tokio)) in workloads.iter().zip(&samples) {
-        {
-            let kind = if uniform { "uniform" } else { "fixed" };
-            let ops: [Row; 6] = [
-                ("insert", |s| s.insert, "ns"),
-                ("remove", |s| s.remove, "ns"),
-                ("insert+remove", |s| s.insert + s.remove, "ns"),
-                ("reset", |s| s.reset, "ns"),
-                ("expire", |s| s.expire, "ns"),
-                ("bytes/entry", |s| s.bytes, "B"),
-            ];
-            for (op, get, unit) in ops {
-                let l = median(lawn.iter().map(get).collect());
-                let t = median(tokio.iter().map(get).collect());
-                let ratios = median(
-                    lawn.iter()
-                        .zip(tokio)
-                        .map(|(l, t)| get(t) / get(l))
-                        .collect(),
-                );
-                println!("| {n} | {kind} | {op} | {l:.1} {unit} | {t:.1} {unit} | {ratios:.2}x |");
-            }
+        let kind = if uniform { "uniform" } else { "fixed" };
+        let ops: [Row; 6] = [
+            ("insert", |s| s.insert, "ns"),
+            ("remove", |s| s.remove, "ns"),
+            ("insert+remove", |s| s.insert + s.remove, "ns"),
+            ("reset", |s| s.reset, "ns"),
+            ("expire", |s| s.expire, "ns"),
+            ("bytes/entry", |s| s.bytes, "B"),
+        ];
+        for (op, get, unit) in ops {
+            let l = median(lawn.iter().map(get).collect());
+            let t = median(tokio.iter().map(get).collect());
+            let ratios = median(
+                lawn.iter()
+                    .zip(tokio)
+                    .map(|(l, t)| get(t) / get(l))
+                    .collect(),
+            );
+            println!("| {n} | {kind} | {op} | {l:.1} {unit} | {t:.1} {unit} | {ratios:.2}x |");
         }
     }
 }
