@@ -40,7 +40,7 @@
 //! under loom), `io/` (socket
 //! readiness) and `task/` (task state, join handles) → `blocking.rs` (the
 //! `spawn_blocking` pool). Only this module, `net` and `signal` (the
-//! registration of its self-pipe) know about mio.
+//! registration of its socket pair) know about mio.
 
 mod blocking;
 mod builder;
