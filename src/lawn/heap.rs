@@ -13,13 +13,38 @@ const ARITY: usize = 4;
 /// Position meaning "not in the heap".
 const ABSENT: u32 = u32::MAX;
 
-/// 16 bytes: the head index rides in what would be padding, so an expiry
-/// goes from the heap straight to the node without reading the bucket.
+/// 16 bytes: the head index rides with the bucket id in what would be
+/// padding, so an expiry goes from the heap straight to the node without
+/// reading the bucket. Two `u64`s rather than a `u64`, a `u32` and a
+/// `u16`: an entry is then built in two registers and stored as two
+/// words, not assembled on the stack in parts and copied with a 16-byte
+/// load that store forwarding cannot serve (a stall on every push, and a
+/// lone timer's bucket is pushed on every start).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     key: u64,
-    head: u32,
-    bucket: u16,
+    /// The head's node index in the low 32 bits, the bucket id above.
+    link: u64,
+}
+
+impl Entry {
+    #[inline]
+    fn new(key: u64, head: u32, bucket: u16) -> Entry {
+        Entry {
+            key,
+            link: u64::from(head) | u64::from(bucket) << 32,
+        }
+    }
+
+    #[inline]
+    fn head(self) -> u32 {
+        self.link as u32
+    }
+
+    #[inline]
+    fn bucket(self) -> u16 {
+        (self.link >> 32) as u16
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -44,13 +69,13 @@ impl BucketHeap {
     /// The smallest key and its bucket.
     #[inline]
     pub(super) fn peek(&self) -> Option<(u64, u16)> {
-        self.entries.first().map(|e| (e.key, e.bucket))
+        self.entries.first().map(|e| (e.key, e.bucket()))
     }
 
     /// The smallest key and the head node of its bucket.
     #[inline]
     pub(super) fn top(&self) -> Option<(u64, u32)> {
-        self.entries.first().map(|e| (e.key, e.head))
+        self.entries.first().map(|e| (e.key, e.head()))
     }
 
     /// Adds a bucket that is not in the heap, with its head's key and index.
@@ -61,9 +86,13 @@ impl BucketHeap {
         }
         debug_assert_eq!(self.pos[b], ABSENT, "bucket {bucket} pushed twice");
         let at = self.entries.len();
-        self.entries.push(Entry { key, head, bucket });
+        let entry = Entry::new(key, head, bucket);
+        self.entries.push(entry);
         self.pos[b] = at as u32;
-        self.sift_up(at);
+        // The entry is passed on, not read back: a load of part of the
+        // 16-byte store just made cannot be forwarded from it, and stalled
+        // every push (a lone timer's bucket is pushed on every start).
+        self.sift_up_from(at, entry);
     }
 
     /// Removes a bucket that is in the heap.
@@ -75,7 +104,7 @@ impl BucketHeap {
             .expect("lawn: removing from an empty heap");
         if at < self.entries.len() {
             self.entries[at] = last;
-            self.pos[last.bucket as usize] = at as u32;
+            self.pos[last.bucket() as usize] = at as u32;
             self.restore(at);
         }
     }
@@ -86,8 +115,7 @@ impl BucketHeap {
         let at = self.pos[bucket as usize] as usize;
         let entry = &mut self.entries[at];
         let later = key >= entry.key;
-        entry.key = key;
-        entry.head = head;
+        *entry = Entry::new(key, head, bucket);
         // A head can only move later, except in the overdue class (see
         // `Lawn::link`); the last entry has no children to sink below.
         if !(later && ARITY * at + 1 >= self.entries.len()) {
@@ -107,14 +135,14 @@ impl BucketHeap {
 
     /// Every bucket in the heap with its key and head (for the self-check).
     pub(super) fn iter(&self) -> impl Iterator<Item = (u16, u64, u32)> + '_ {
-        self.entries.iter().map(|e| (e.bucket, e.key, e.head))
+        self.entries.iter().map(|e| (e.bucket(), e.key, e.head()))
     }
 
     /// Checks the heap order and the position index.
     pub(super) fn check(&self) -> Result<(), String> {
         for (at, e) in self.entries.iter().enumerate() {
-            if self.pos.get(e.bucket as usize) != Some(&(at as u32)) {
-                return Err(format!("heap position of bucket {} is stale", e.bucket));
+            if self.pos.get(e.bucket() as usize) != Some(&(at as u32)) {
+                return Err(format!("heap position of bucket {} is stale", e.bucket()));
             }
             if at > 0 && self.entries[(at - 1) / ARITY].key > e.key {
                 return Err(format!("heap order broken at {at}"));
@@ -138,8 +166,13 @@ impl BucketHeap {
         }
     }
 
-    fn sift_up(&mut self, mut at: usize) {
-        let moving = self.entries[at];
+    fn sift_up(&mut self, at: usize) {
+        self.sift_up_from(at, self.entries[at]);
+    }
+
+    /// [`sift_up`](Self::sift_up) of `moving`, the entry at `at`.
+    #[inline]
+    fn sift_up_from(&mut self, mut at: usize, moving: Entry) {
         while at > 0 {
             let parent = (at - 1) / ARITY;
             if self.entries[parent].key <= moving.key {
@@ -192,6 +225,6 @@ impl BucketHeap {
     #[inline]
     fn place(&mut self, at: usize, entry: Entry) {
         self.entries[at] = entry;
-        self.pos[entry.bucket as usize] = at as u32;
+        self.pos[entry.bucket() as usize] = at as u32;
     }
 }
