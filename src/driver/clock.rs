@@ -22,6 +22,10 @@ pub(crate) const MAX_RESOLUTION: Duration = Duration::from_secs(1);
 /// How long "forever" is: tokio's far future, about 30 years.
 pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
+/// A microsecond in nanoseconds: the tick of the runtimes' drivers and the
+/// foreign shards, which [`Clock::ticks_since_origin`] divides by fastest.
+const MICROSECOND: u64 = 1_000;
+
 pub(crate) struct Clock {
     origin: StdInstant,
     /// Nanoseconds per tick, at least 1.
@@ -152,6 +156,12 @@ impl Clock {
         // Below 2^34 s (544 years) the nanoseconds fit a u64.
         if since.as_secs() < 1 << 34 {
             let nanos = since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos());
+            if self.resolution == MICROSECOND {
+                // The runtimes' and the foreign shards' tick: a division by
+                // a constant is a multiply, where one by a variable is tens
+                // of cycles on every registration.
+                return (nanos / MICROSECOND, nanos % MICROSECOND == 0);
+            }
             (nanos / self.resolution, nanos % self.resolution == 0)
         } else {
             let nanos = since.as_nanos();
@@ -185,6 +195,14 @@ mod tests {
             Tick(0)
         );
         assert_eq!(clock.instant_of(Tick(3)), at(3_000_000));
+        // The same rule on the 1 µs tick (its own division path).
+        let micro = Clock::new(Duration::from_micros(1));
+        let at = |ns| micro.origin + Duration::from_nanos(ns);
+        assert_eq!(micro.tick_floor(at(1_999)), Tick(1));
+        assert_eq!(micro.tick_ceil(at(1_001)), Tick(2));
+        assert_eq!(micro.tick_ceil(at(2_000)), Tick(2));
+        assert_eq!(micro.tick_floor(at(5_000_000_000_123)), Tick(5_000_000_000));
+        assert_eq!(micro.tick_ceil(at(5_000_000_000_123)), Tick(5_000_000_001));
         assert_eq!(
             clock.instant_of(Tick(u64::MAX / 1_000_000)),
             clock.origin + Duration::from_millis(u64::MAX / 1_000_000)
