@@ -5,13 +5,18 @@
 //! ```text
 //! cargo bench --bench in_tokio               # 5 rounds
 //! cargo bench --bench in_tokio -- --rounds 9
-//! cargo bench --bench in_tokio -- --only churn   # or fire, lateness, block_on
+//! cargo bench --bench in_tokio -- --only churn   # or floor, fire, lateness, block_on
 //! ```
 //!
 //! In a tokio multi-thread runtime with 2 workers:
 //! - **churn**, 1, 2 and 8 tasks: each task wraps a future that never
 //!   completes in a 10 s `timeout`, polls it once (registering the timer)
 //!   and drops it (cancelling it), over and over; ns per timeout;
+//! - **floor**, one task: what any timeout filed in a Lawn pays at least,
+//!   in the same rounds as 1-task churn on both sides: the clock read
+//!   alone, and the clock read plus the waker's clone and drop plus a bare
+//!   `Lawn` insert and remove (no driver, lock, handle or `Sleep`); and
+//!   what 1.5x of tokio's churn would leave above that floor;
 //! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
 //!   all awaited; wall time, process CPU (getrusage) and voluntary context
 //!   switches;
@@ -33,6 +38,7 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 const CHURN_OPS: u64 = 200_000;
+const FLOOR_OPS: u64 = 2_000_000;
 const FIRE_TASKS: u64 = 200_000;
 const LATENESS_SAMPLES: usize = 300;
 
@@ -67,6 +73,9 @@ fn main() {
             Better::Lower,
         );
     }
+    if run("floor") {
+        floor_rows(rounds);
+    }
     if run("fire") {
         fire_rows(rounds);
     }
@@ -76,6 +85,99 @@ fn main() {
     if run("block_on") {
         block_on_rows(rounds);
     }
+}
+
+fn floor_rows(rounds: usize) {
+    let mut runs: [Vec<f64>; 3] = Default::default();
+    let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (floor, runs) in FLOORS.iter().zip(&mut runs) {
+            runs.push(floor_in_tokio(*floor));
+        }
+        lawn.push(churn(1, Side::Lawn));
+        tokio.push(churn(1, Side::Tokio));
+    }
+    let [clock, bare, shared] = runs.map(median);
+    println!("| the clock read alone (both sides pay it), ns/op | {clock:.1} | {clock:.1} | |");
+    println!("| floor: the clock read + the waker's clone and drop + a bare Lawn insert and remove, ns/op | {bare:.1} | | |");
+    println!("| floor of a shard other threads can reach: the same Lawn behind a mutex (locked to insert and to remove) and an `Arc` clone and drop, ns/op | {shared:.1} | | |");
+    row("timeout churn, 1 task, ns/op", &lawn, &tokio, Better::Lower);
+    let (lawn, tokio) = (median(lawn), median(tokio));
+    println!(
+        "| above the bare floor (lawn_rt) / above the clock read (tokio), ns/op | {:.1} | {:.1} | |",
+        lawn - bare,
+        tokio - clock
+    );
+    println!(
+        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor | {:.1}: {:.1} / {:.1} | | |",
+        tokio / 1.5,
+        tokio / 1.5 - bare,
+        tokio / 1.5 - shared
+    );
+}
+
+/// What [`floor_in_tokio`] times per op.
+#[derive(Clone, Copy)]
+enum Floor {
+    /// `Instant::now()`.
+    Clock,
+    /// The clock read, a waker clone, a `Lawn` insert and remove, the
+    /// waker's drop.
+    Bare,
+    /// As `Bare`, with the Lawn behind a mutex (locked once to insert, once
+    /// to remove) and reached through an `Arc` cloned and dropped each time.
+    Shared,
+}
+
+const FLOORS: [Floor; 3] = [Floor::Clock, Floor::Bare, Floor::Shared];
+
+/// ns per op of `floor`, in a task of a 2-worker tokio runtime, with one
+/// other timer pending (as in the churn), 10 s timers in 1 µs ticks.
+fn floor_in_tokio(floor: Floor) -> f64 {
+    let rt = tokio_runtime();
+    rt.block_on(async move {
+        tokio::spawn(std::future::poll_fn(move |cx| {
+            let origin = Instant::now();
+            let shard = std::sync::Arc::new(std::sync::Mutex::new(lawn_rt::lawn::Lawn::new()));
+            let _background = shard
+                .lock()
+                .unwrap()
+                .insert(0, 10_000_000, cx.waker().clone());
+            let mut bare = lawn_rt::lawn::Lawn::new();
+            let _background = bare.insert(0, 10_000_000, cx.waker().clone());
+            let mut sum = 0u64;
+            let mut once = |_: u64| {
+                let now = std::hint::black_box(Instant::now());
+                let tick = now.saturating_duration_since(origin).as_micros() as u64;
+                match floor {
+                    Floor::Clock => {}
+                    Floor::Bare => {
+                        let key = bare.insert(tick, 10_000_000, cx.waker().clone());
+                        drop(bare.remove(key));
+                    }
+                    Floor::Shared => {
+                        let shard = std::hint::black_box(shard.clone());
+                        let key =
+                            shard
+                                .lock()
+                                .unwrap()
+                                .insert(tick, 10_000_000, cx.waker().clone());
+                        let waker = shard.lock().unwrap().remove(key);
+                        drop(waker);
+                    }
+                }
+                sum = sum.wrapping_add(tick);
+            };
+            (0..1_000).for_each(&mut once);
+            let start = Instant::now();
+            (0..FLOOR_OPS).for_each(&mut once);
+            let ns = start.elapsed().as_nanos() as f64 / FLOOR_OPS as f64;
+            std::hint::black_box(sum);
+            Poll::Ready(ns)
+        }))
+        .await
+        .expect("the floor task panicked")
+    })
 }
 
 fn fire_rows(rounds: usize) {

@@ -25,6 +25,15 @@
 //!   the counting waker must have been woken once per sleep), then dropped.
 //!   Per timer.
 //!
+//! * `floor` (in `churn/warm` and the `register_drop` groups): what any
+//!   design that files its timers in a Lawn pays at least, timed as the
+//!   lawn_rt side's work is: the clock read (which `sleep` and `timeout`
+//!   must make) and a bare `Lawn`'s insert and remove, in the bench
+//!   driver's 1 ms ticks, with no driver, lock, handle or `Sleep`. In
+//!   `register_drop` each key is kept in a box of its own, as each sleep
+//!   is. A target ratio over tokio that needs lawn_rt below its floor is
+//!   out of reach for that design.
+//!
 //! "warm" is a server's steady state: an earlier timer is pending (1 s for
 //! `churn` and `reset`, where everything registered is due in 5 s) and the
 //! driver has turned once since it registered. "cold": no other timer. The
@@ -296,6 +305,21 @@ fn churn(c: &mut Criterion) {
                 usize::from(side.background.is_some())
             );
         });
+        if let Warmth::Warm = warmth {
+            g.bench_function(BenchmarkId::new("floor", warmth.name()), |b| {
+                // What any design filing timers in a Lawn pays at least (see
+                // the module docs): the clock read and a bare Lawn's insert
+                // and remove, in the bench driver's 1 ms ticks.
+                let origin = StdInstant::now();
+                let mut lawn = lawn_rt::lawn::Lawn::new();
+                let _background = lawn.insert(0, ms(BACKGROUND_SHORT), Waker::noop().clone());
+                b.iter(|| {
+                    let now = ms(black_box(StdInstant::now()).duration_since(origin));
+                    let key = lawn.insert(now, ms(AHEAD), Waker::noop().clone());
+                    black_box(lawn.remove(key))
+                });
+            });
+        }
         g.bench_function(BenchmarkId::new("tokio", warmth.name()), |b| {
             let side = TokioSide::new(warmth, BACKGROUND_SHORT, false, false);
             side.rt.block_on(unconstrained(async {
@@ -412,6 +436,30 @@ fn register_drop(c: &mut Criterion, n: usize) {
             side.check();
             assert_eq!(side.driver.handle().pending_timers(), 1);
         });
+        g.bench_function(BenchmarkId::new("floor", n), |b| {
+            let origin = StdInstant::now();
+            let mut lawn = lawn_rt::lawn::Lawn::new();
+            let _background = lawn.insert(0, ms(BACKGROUND_LONG), Waker::noop().clone());
+            let mut slots: Vec<Pin<Box<Option<lawn_rt::lawn::TimerKey>>>> = slots(n);
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let start = StdInstant::now();
+                        for (slot, &d) in slots.iter_mut().zip(durations) {
+                            let now = ms(StdInstant::now().duration_since(origin));
+                            let ttl = ms(d).max(1);
+                            slot.set(Some(lawn.insert(now, ttl, Waker::noop().clone())));
+                        }
+                        for slot in &mut slots {
+                            let key = slot.as_mut().take().expect("a key per slot");
+                            black_box(lawn.remove(key).expect("a pending timer"));
+                        }
+                        start.elapsed()
+                    })
+                    .sum()
+            });
+            assert_eq!(lawn.len(), 1);
+        });
         g.bench_function(BenchmarkId::new("tokio", n), |b| {
             let side = TokioSide::new(Warmth::Warm, BACKGROUND_LONG, true, false);
             side.rt.block_on(unconstrained(async {
@@ -517,6 +565,12 @@ fn fire(c: &mut Criterion, n: usize) {
         side.check();
     });
     g.finish();
+}
+
+/// `d` in whole milliseconds, rounded down: the `floor` ids' ticks (the
+/// bench driver's resolution).
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
 }
 
 /// A group whose iteration handles `n` timers: few samples, flat sampling,

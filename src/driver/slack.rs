@@ -44,7 +44,9 @@ const LEVEL_SLACK_NS: [u64; LEVELS] = [
     0, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_000_000,
 ];
 
-/// Units of a level's Lawn per slack of the level (see [`Levels`]).
+/// Units of a level's Lawn per slack of the level, at least (see
+/// [`Levels`]): a unit is the largest power of two of ticks that fits this
+/// many times in the slack, so converting ticks to units is a shift.
 const UNITS_PER_SLACK: u64 = 16;
 
 /// Number of levels.
@@ -181,18 +183,23 @@ impl fmt::Debug for TimerSlack {
 
 /// One Lawn per slack level, with the driver's tick-based view of the rule.
 ///
-/// Each level's Lawn counts in its own unit, [`UNITS_PER_SLACK`] to the
-/// level's slack (rounded down; at least the driver's tick): a timer's
-/// deadline is rounded up to that unit, which the level's slack pays for.
-/// So a level's Lawn sees TTLs of `UNITS_PER_SLACK × divisor` units up to
-/// twice that (64 to 128 with the default divisor 4), well inside its exact
+/// Each level's Lawn counts in its own unit: a power of two of ticks, the
+/// largest that fits [`UNITS_PER_SLACK`] times in the level's slack (at
+/// least one tick), so a tick becomes a unit by a shift, not a division,
+/// on every registration and pop. A timer's deadline is rounded up to that
+/// unit, which the level's slack pays for. So a level's Lawn sees TTLs of
+/// `UNITS_PER_SLACK × divisor` units up to four times that (64 to 256 with
+/// the default divisor 4), well inside its exact
 /// near window (4,096 units): no class-bucket keys, no re-filing, and each
 /// head is an exact deadline, so a planned wake-up always fires something.
 /// Only the top level (TTLs without bound) also uses class buckets.
 pub(crate) struct Levels<T> {
     lawns: [Lawn<T>; LEVELS],
-    /// Each level's unit, in driver ticks (level 0: one tick).
+    /// Each level's unit, in driver ticks (level 0: one tick): a power
+    /// of two, `1 << shift`.
     unit: [u64; LEVELS],
+    /// Each level's unit as a shift: ticks `>> shift` are units.
+    shift: [u32; LEVELS],
     /// Smallest TTL, in ticks, of each level (`u64::MAX`: level unused,
     /// because the cap or the tick rules it out). Ascending.
     min_ttl: [u64; LEVELS],
@@ -218,7 +225,7 @@ impl<T> Levels<T> {
         let resolution_ns = resolution_ns.max(1);
         let mut min_ttl = [u64::MAX; LEVELS];
         let mut slack = [0; LEVELS];
-        let mut unit = [1; LEVELS];
+        let mut shift = [0; LEVELS];
         min_ttl[0] = 0;
         for level in 1..LEVELS {
             let slack_ns = LEVEL_SLACK_NS[level];
@@ -229,8 +236,8 @@ impl<T> Levels<T> {
             // ttl_ns / divisor >= slack_ns  <=>  ttl_ns >= slack_ns * divisor.
             let ttl_ns = slack_ns.saturating_mul(u64::from(rule.divisor));
             min_ttl[level] = ttl_ns.div_ceil(resolution_ns);
-            unit[level] = (ticks / UNITS_PER_SLACK).max(1);
-            slack[level] = ticks - (unit[level] - 1);
+            shift[level] = (ticks / UNITS_PER_SLACK).max(1).ilog2();
+            slack[level] = ticks - ((1 << shift[level]) - 1);
         }
         let top = (0..LEVELS)
             .rev()
@@ -238,7 +245,8 @@ impl<T> Levels<T> {
             .unwrap_or(0);
         Levels {
             lawns: std::array::from_fn(|_| Lawn::new()),
-            unit,
+            unit: shift.map(|shift| 1 << shift),
+            shift,
             min_ttl,
             slack,
             elapsed: 0,
@@ -291,9 +299,11 @@ impl<T> Levels<T> {
     /// level's units; the TTL is at least 1 when `due > now`.
     #[inline]
     fn in_units(&self, level: usize, now: u64, due: u64) -> (u64, u64) {
-        let unit = self.unit[level];
-        let now = now / unit;
-        (now, due.div_ceil(unit) - now)
+        let shift = self.shift[level];
+        let now = now >> shift;
+        let rounded_up = due >> shift;
+        let rounded_up = rounded_up + u64::from(rounded_up << shift != due);
+        (now, rounded_up - now)
     }
 
     /// Cancels a timer; `None` if the key is stale.
@@ -377,9 +387,8 @@ impl<T> Levels<T> {
         let latest = self.latest()?;
         let at = (0..=self.top)
             .filter_map(|level| {
-                let unit = self.unit[level];
-                let last = self.lawns[level].last_deadline_by(latest / unit)?;
-                Some(last.saturating_mul(unit))
+                let last = self.lawns[level].last_deadline_by(latest >> self.shift[level])?;
+                Some(last.saturating_mul(self.unit[level]))
             })
             .max()
             .unwrap_or(latest);
@@ -391,7 +400,7 @@ impl<T> Levels<T> {
     pub(crate) fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
         self.elapsed = self.elapsed.max(now);
         for level in 0..=self.top {
-            if let Some((key, value)) = self.lawns[level].pop_expired(now / self.unit[level]) {
+            if let Some((key, value)) = self.lawns[level].pop_expired(now >> self.shift[level]) {
                 return Some((tag(level, key), value));
             }
         }
@@ -613,18 +622,19 @@ mod tests {
     fn a_lone_timer_wakes_at_its_deadline_and_crowds_share_a_wake_up() {
         let mut levels = Levels::new(EIGHTH, US);
         assert_eq!(levels.next_wake(), None);
-        // A 50 ms timer due at 50,000 µs (slack 1 ms, in units of 62 µs)
+        // A 50 ms timer due at 50,000 µs (slack 1 ms, in units of 32 µs:
+        // the largest power of two within a sixteenth of the slack)
         // alone: woken for at its deadline rounded up to its unit, and the
         // unit's rounding counts against its slack.
         let _ = levels.insert(0, 50_000, (), false);
         let (at, latest) = (levels.next_wake().unwrap(), levels.latest().unwrap());
-        assert_eq!(at, 50_034);
+        assert_eq!(at, 50_016);
         assert!(latest >= at && latest <= 51_000);
         // A 20 ms timer due at 50,600 can share: wake at 50,600 (its unit
         // is the same), when both are due.
         let _ = levels.insert(30_600, 50_600, (), false);
         let (at, latest) = (levels.next_wake().unwrap(), levels.latest().unwrap());
-        assert!((50_600..50_662).contains(&at), "{at}");
+        assert!((50_600..50_632).contains(&at), "{at}");
         assert!(at <= latest);
         // A 400 µs timer due at 50,100 (slack 32 µs, in 2 µs units) is
         // tighter: the wake-up may not come after 50,131, so the 50,600

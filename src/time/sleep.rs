@@ -46,6 +46,7 @@ use crate::time::Instant;
 /// Dropping a `Sleep` cancels it in O(1); its waker is not called after the
 /// drop returns.
 #[track_caller]
+#[inline]
 pub fn sleep(duration: Duration) -> Sleep {
     let handle = Handle::current();
     let now = handle.now();
@@ -78,6 +79,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 ///
 /// As for [`sleep`].
 #[track_caller]
+#[inline]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(Handle::current(), deadline, UNKNOWN)
 }
@@ -190,6 +192,7 @@ pin_project_lite::pin_project! {
 }
 
 impl Sleep {
+    #[inline]
     fn new(handle: Handle, deadline: Instant, tick: u64) -> Sleep {
         Sleep {
             handle,

@@ -34,6 +34,7 @@ use crate::time::{sleep, sleep_until, Instant, Sleep};
 ///
 /// Dropping the `Timeout` drops the inner future and cancels the timer.
 #[track_caller]
+#[inline]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(future.into_future(), sleep(duration))
 }
@@ -57,6 +58,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 ///
 /// As for [`timeout`].
 #[track_caller]
+#[inline]
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(future.into_future(), sleep_until(deadline))
 }
@@ -85,6 +87,7 @@ pin_project_lite::pin_project! {
 }
 
 impl<T> Timeout<T> {
+    #[inline]
     fn new(value: T, delay: Sleep) -> Timeout<T> {
         Timeout { value, delay }
     }
