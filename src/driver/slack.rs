@@ -619,6 +619,53 @@ mod tests {
     }
 
     #[test]
+    fn units_are_powers_of_two_and_keep_each_level_within_its_slack() {
+        for resolution_ns in [1, 7, US, 3 * US, 100 * US, 1_000 * US] {
+            for rule in [
+                TimerSlack::DEFAULT,
+                EIGHTH,
+                TimerSlack::new(100, Duration::from_secs(1)),
+            ] {
+                let levels: Levels<()> = Levels::new(rule, resolution_ns);
+                let used = LEVEL_SLACK_NS
+                    .iter()
+                    .enumerate()
+                    .take(levels.top + 1)
+                    .skip(1);
+                for (level, slack_ns) in used {
+                    if levels.min_ttl[level] == u64::MAX {
+                        continue;
+                    }
+                    let ticks = slack_ns / resolution_ns;
+                    let unit = levels.unit[level];
+                    assert_eq!(unit, 1 << levels.shift[level]);
+                    assert!(
+                        unit == 1 || unit * UNITS_PER_SLACK <= ticks,
+                        "{unit} of {ticks}"
+                    );
+                    assert!(
+                        unit * 2 * UNITS_PER_SLACK > ticks,
+                        "{unit} of {ticks}: not the largest"
+                    );
+                    // Rounding up to the unit plus the slack left never
+                    // exceeds the level's slack.
+                    assert_eq!(levels.slack[level] + (unit - 1), ticks);
+                    // Every due tick rounds up, never down.
+                    for due in [1, unit - 1, unit, unit + 1, 12_345, u64::MAX - 1] {
+                        if due == 0 {
+                            continue;
+                        }
+                        let (now, ttl) = levels.in_units(level, 0, due);
+                        assert_eq!(now, 0);
+                        assert!(ttl.checked_mul(unit).is_none_or(|at| at >= due));
+                        assert!(ttl.saturating_sub(1) * unit < due);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_lone_timer_wakes_at_its_deadline_and_crowds_share_a_wake_up() {
         let mut levels = Levels::new(EIGHTH, US);
         assert_eq!(levels.next_wake(), None);
