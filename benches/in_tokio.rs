@@ -14,9 +14,12 @@
 //!   and drops it (cancelling it), over and over; ns per timeout;
 //! - **floor**, one task: what any timeout filed in a Lawn pays at least,
 //!   in the same rounds as 1-task churn on both sides: the clock read
-//!   alone, and the clock read plus the waker's clone and drop plus a bare
-//!   `Lawn` insert and remove (no driver, lock, handle or `Sleep`); and
-//!   what 1.5x of tokio's churn would leave above that floor;
+//!   alone; the clock read plus the waker's clone and drop plus a bare
+//!   `Lawn` insert and remove of a lone timer in the foreign shard's units
+//!   (no driver, lock, handle or `Sleep`); the same with the Lawn behind a
+//!   mutex locked to insert and to remove and reached through an `Arc`
+//!   (a shard other threads can reach); and what 1.5x of tokio's churn
+//!   would leave above each floor;
 //! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
 //!   all awaited; wall time, process CPU (getrusage) and voluntary context
 //!   switches;
@@ -131,42 +134,40 @@ enum Floor {
 
 const FLOORS: [Floor; 3] = [Floor::Clock, Floor::Bare, Floor::Shared];
 
-/// ns per op of `floor`, in a task of a 2-worker tokio runtime, with one
-/// other timer pending (as in the churn), 10 s timers in 1 µs ticks.
+/// A 10 s timer's unit in a foreign shard: its slack level (1 ms) counts
+/// in 32 µs units (the largest power of two within a sixteenth of it).
+const FLOOR_UNIT_US: u64 = 32;
+
+/// ns per op of `floor`, in a task of a 2-worker tokio runtime: a lone
+/// 10 s timer (no other pending, as in the churn, so each insert revives
+/// its bucket and each remove retires it), in the units the foreign
+/// shard files it in.
 fn floor_in_tokio(floor: Floor) -> f64 {
     let rt = tokio_runtime();
     rt.block_on(async move {
         tokio::spawn(std::future::poll_fn(move |cx| {
             let origin = Instant::now();
+            let ttl = Duration::from_secs(10).as_micros() as u64 / FLOOR_UNIT_US;
             let shard = std::sync::Arc::new(std::sync::Mutex::new(lawn_rt::lawn::Lawn::new()));
-            let _background = shard
-                .lock()
-                .unwrap()
-                .insert(0, 10_000_000, cx.waker().clone());
             let mut bare = lawn_rt::lawn::Lawn::new();
-            let _background = bare.insert(0, 10_000_000, cx.waker().clone());
             let mut sum = 0u64;
             let mut once = |_: u64| {
                 let now = std::hint::black_box(Instant::now());
-                let tick = now.saturating_duration_since(origin).as_micros() as u64;
+                let unit = now.saturating_duration_since(origin).as_micros() as u64 / FLOOR_UNIT_US;
                 match floor {
                     Floor::Clock => {}
                     Floor::Bare => {
-                        let key = bare.insert(tick, 10_000_000, cx.waker().clone());
+                        let key = bare.insert(unit, ttl, cx.waker().clone());
                         drop(bare.remove(key));
                     }
                     Floor::Shared => {
                         let shard = std::hint::black_box(shard.clone());
-                        let key =
-                            shard
-                                .lock()
-                                .unwrap()
-                                .insert(tick, 10_000_000, cx.waker().clone());
+                        let key = shard.lock().unwrap().insert(unit, ttl, cx.waker().clone());
                         let waker = shard.lock().unwrap().remove(key);
                         drop(waker);
                     }
                 }
-                sum = sum.wrapping_add(tick);
+                sum = sum.wrapping_add(unit);
             };
             (0..1_000).for_each(&mut once);
             let start = Instant::now();

@@ -188,11 +188,15 @@ impl fmt::Debug for TimerSlack {
 /// least one tick), so a tick becomes a unit by a shift, not a division,
 /// on every registration and pop. A timer's deadline is rounded up to that
 /// unit, which the level's slack pays for. So a level's Lawn sees TTLs of
-/// `UNITS_PER_SLACK × divisor` units up to four times that (64 to 256 with
-/// the default divisor 4), well inside its exact
-/// near window (4,096 units): no class-bucket keys, no re-filing, and each
-/// head is an exact deadline, so a planned wake-up always fires something.
-/// Only the top level (TTLs without bound) also uses class buckets.
+/// `UNITS_PER_SLACK × divisor` units up to twice that where the slack is a
+/// power-of-two number of units (64 to 128 with the default divisor 4 at
+/// 1 µs ticks, every level below the top), and under four times that at
+/// any tick. For divisors up to 64 that is inside its exact near window
+/// (4,096 units): no class-bucket keys, no re-filing, and each head is an
+/// exact deadline, so a planned wake-up always fires something. Only the
+/// top level (TTLs without bound) also uses class buckets. (A larger
+/// divisor may put a lower level's far timers in class buckets too: heads
+/// that may be early, never late, so at worst an empty wake-up.)
 pub(crate) struct Levels<T> {
     lawns: [Lawn<T>; LEVELS],
     /// Each level's unit, in driver ticks (level 0: one tick): a power
@@ -677,8 +681,8 @@ mod tests {
         let (at, latest) = (levels.next_wake().unwrap(), levels.latest().unwrap());
         assert_eq!(at, 50_016);
         assert!(latest >= at && latest <= 51_000);
-        // A 20 ms timer due at 50,600 can share: wake at 50,600 (its unit
-        // is the same), when both are due.
+        // A 20 ms timer due at 50,600 can share: wake at 50,624 (50,600
+        // rounded up to the same 32 µs unit), when both are due.
         let _ = levels.insert(30_600, 50_600, (), false);
         let (at, latest) = (levels.next_wake().unwrap(), levels.latest().unwrap());
         assert!((50_600..50_632).contains(&at), "{at}");
