@@ -600,8 +600,12 @@ pub fn busy_shard_vs_timer_thread() {
         let _entered = shard.enter();
         let mut timer = Box::pin(time::sleep(TICK));
         assert!(poll(timer.as_mut(), &recorder.waker()).is_pending());
-        model::advance(&shard, TICK);
+        // Made before the clock moves, the later sleep registers from the
+        // tick before it: a registration that saw the first timer due
+        // would fire it itself (model 23), and this model is about the
+        // timer thread.
         let mut later = Box::pin(time::sleep(TICK * 10));
+        model::advance(&shard, TICK);
         assert!(poll(later.as_mut(), std::task::Waker::noop()).is_pending());
         timer_thread.join().unwrap();
         assert!(poll(timer.as_mut(), &recorder.waker()).is_ready());
@@ -835,6 +839,46 @@ fn paused_worker_shard() -> (Arc<MioWaker>, Arc<lawn_rt::driver::Driver>) {
 /// A foreign timer thread's turn without its sleep: plans, fires what is
 /// due, prunes. (A whole turn with nothing pending sleeps until unparked:
 /// a model's main thread only fires.)
+/// Model 23, the shard's own thread firing vs the timer thread: a thread
+/// registers on its shard once the clock has passed two earlier timers of
+/// it, and so fires one batch of what is due itself (its wakers then run
+/// where a runtime's own timer would run them), while the timer thread
+/// fires the shard; then it drops the first timer. Batches never overlap,
+/// and neither thread waits for the other's: whatever the interleaving,
+/// the dropped timer's waker is not called once its drop returns, the
+/// other timer fires exactly once, and no waker clone is left behind.
+pub fn owner_fires_vs_timer_thread() {
+    let set = model::foreign(TimerSlack::NONE);
+    let shard = set.new_shard();
+    model::pause(&shard);
+    set.turn(); // settles the joining: the idle shard is parked
+    let dropped = Recorder::new("dropped timer");
+    let kept = Recorder::new("kept timer");
+    {
+        let _entered = shard.enter();
+        let mut first = Box::pin(time::sleep(TICK));
+        assert!(poll(first.as_mut(), &dropped.waker()).is_pending());
+        let mut second = Box::pin(time::sleep(TICK));
+        assert!(poll(second.as_mut(), &kept.waker()).is_pending());
+        model::advance(&shard, TICK);
+        let timer_thread = {
+            let set = set.clone();
+            thread::spawn(move || fire(&set))
+        };
+        // From the tick the clock has reached, where both are due.
+        let mut later = Box::pin(time::sleep(TICK * 10));
+        assert!(poll(later.as_mut(), std::task::Waker::noop()).is_pending());
+        drop(first);
+        dropped.forbid();
+        timer_thread.join().unwrap();
+        assert_eq!(kept.woken(), 1, "the kept timer fires once");
+        assert!(poll(second.as_mut(), &kept.waker()).is_ready());
+    }
+    drop(shard);
+    assert_released(&dropped);
+    assert_released(&kept);
+}
+
 fn fire(set: &model::ForeignSet) {
     let plan = set.plan();
     set.finish(plan);

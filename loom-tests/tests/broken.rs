@@ -23,6 +23,10 @@
 //!   does not publish it for the timer thread (`Shared::register`,
 //!   `driver/shared.rs`): model 18's thread, finding the shard busy,
 //!   sleeps on the stale wake-up with a timer due;
+//! - `helper`: a foreign shard's own thread, firing what it found due
+//!   while registering, starts a batch over the one the timer thread is
+//!   waking (`Shared::fire`, `driver/batch.rs`): model 23 sees the
+//!   dropped timer's waker called after its drop returned;
 //! - `notify`: a multi-thread runtime's spawner looks for a parked worker
 //!   before it publishes the task (`push_inject`, `scheduler/multi.rs`):
 //!   model 13 sees every worker asleep with the task queued;
@@ -245,6 +249,16 @@ fn the_busy_shard_model_catches_a_wake_up_not_published() {
         busy_shard_vs_timer_thread,
         "hint",
         DEADLOCK,
+    );
+}
+
+#[test]
+fn the_owner_firing_model_catches_a_batch_started_over_another() {
+    assert_caught(
+        "the_owner_firing_model_catches_a_batch_started_over_another",
+        owner_fires_vs_timer_thread,
+        "helper",
+        WOKEN_AFTER_DROP,
     );
 }
 

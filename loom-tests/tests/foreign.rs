@@ -1,4 +1,4 @@
-//! Models 6, 10, 11, 12 and 18: the foreign shards (a timer shard per thread
+//! Models 6, 10, 11, 12, 18 and 23: the foreign shards (a timer shard per thread
 //! that runs no lawn_rt driver) and their one timer thread.
 #![cfg(loom)]
 
@@ -27,4 +27,9 @@ fn model_12_foreign_remote_cancel_vs_firing() {
 #[test]
 fn model_18_busy_shard_vs_timer_thread() {
     model(busy_shard_vs_timer_thread);
+}
+
+#[test]
+fn model_23_owner_fires_vs_timer_thread() {
+    model(owner_fires_vs_timer_thread);
 }

@@ -26,6 +26,18 @@
 //! `calling` store and, if anyone waits, signals `done` under the lock. The
 //! same store-then-load pairing makes that wake-up impossible to miss.
 //!
+//! Firing on the shard's own thread: a foreign shard (see `foreign.rs`)
+//! is fired by the `lawn-rt-timer` thread, whose wakers reach a task's
+//! executor from outside (in tokio, its shared injection queue, behind
+//! every task spawned before). So the thread that owns the shard, when it
+//! registers a timer and sees one may be due (one comparison with
+//! `Levels::may_be_due`, under the lock it holds anyway), fires one batch
+//! itself ([`Shared::help_fire`]): its wakers then run on a thread of the
+//! executor, as that executor's own timer would run them. It never waits
+//! for a batch in flight, nor does the timer thread for one of its
+//! (`Firing`): a shard whose batch is in flight counts as busy. Batches
+//! still never overlap, which the cancel handshake above relies on.
+//!
 //! Ground rules: `BatchState` is guarded by the driver lock; `calling` is
 //! written only by the firing thread (and under the lock at batch start and
 //! end), `skip` and `waiting` only under the lock (`skip` reset at batch
@@ -46,6 +58,17 @@ pub(super) const BATCH: usize = 32;
 
 /// `calling` when no batch is being woken.
 const IDLE: usize = usize::MAX;
+
+/// How [`Shared::fire`] treats a batch that another thread is waking.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Firing {
+    /// Wait for it to end, then fire everything due.
+    Wait,
+    /// Return; otherwise fire everything due (the foreign timer thread).
+    UnlessBusy,
+    /// Return; otherwise fire one batch (a foreign shard's own thread).
+    OneBatch,
+}
 
 /// The lock-free part of the batch protocol.
 pub(crate) struct Batch {
@@ -70,6 +93,13 @@ pub(crate) struct BatchState {
     waiters: usize,
     /// Keys of the batch's timers, by position.
     keys: Vec<TimerKey>,
+}
+
+impl BatchState {
+    /// Whether a batch is being woken.
+    pub(super) fn in_flight(&self) -> bool {
+        self.firing.is_some()
+    }
 }
 
 impl Batch {
@@ -99,6 +129,29 @@ impl Shared {
     /// were called. Called from inside one of this driver's wakers, it
     /// returns 0: the batch loop calling that waker goes on firing.
     pub(crate) fn process_at(&self, now: Tick) -> usize {
+        self.fire(now, Firing::Wait)
+    }
+
+    /// [`process_at`](Shared::process_at) for the foreign shards' timer
+    /// thread, which must not wait behind a shard's own thread: if another
+    /// thread is waking a batch, it returns and looks again later (see
+    /// [`begin_park_unless_busy`](Shared::begin_park_unless_busy)).
+    pub(crate) fn process_unless_busy(&self, now: Tick) -> usize {
+        self.fire(now, Firing::UnlessBusy)
+    }
+
+    /// Fires one batch of the timers due at `now`, unless a batch is in
+    /// flight: for a foreign shard's own thread, which saw while
+    /// registering that a timer may be due (see the module's notes). A
+    /// waker that panics is reported by the panic hook and does not reach
+    /// the registering task (the timer thread does the same).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn help_fire(&self, now: Tick) {
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| self.fire(now, Firing::OneBatch)));
+    }
+
+    fn fire(&self, now: Tick, how: Firing) -> usize {
         let me = thread::current().id();
         let mut woken = 0;
         let mut wakers: Vec<Waker> = Vec::new();
@@ -108,8 +161,17 @@ impl Shared {
         }
         loop {
             // Another thread is waking a batch: batches never overlap.
-            while inner.batch.firing.is_some() {
-                inner = self.wait_for_batch_end(inner);
+            if how != Firing::Wait && inner.batch.firing.is_some() {
+                // The deliberately broken variant (`--cfg lawn_rt_broken`,
+                // test-only) starts a batch over the one in flight.
+                // loom-tests/tests/broken.rs proves model 23 catches it.
+                if !super::planted("helper") {
+                    break;
+                }
+            } else {
+                while inner.batch.firing.is_some() {
+                    inner = self.wait_for_batch_end(inner);
+                }
             }
             if inner.shutdown {
                 break;
@@ -132,6 +194,9 @@ impl Shared {
             self.batch.calling.store(0, SeqCst);
             drop(inner);
             woken += self.wake_batch(&mut wakers);
+            if how == Firing::OneBatch {
+                return woken;
+            }
             inner = lock(&self.inner);
         }
         drop(inner);
@@ -253,5 +318,145 @@ impl Drop for EndBatch<'_> {
         if inner.batch.waiters > 0 || shared.batch.waiting.load(SeqCst) > 0 {
             shared.batch.done.notify_all();
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::sync::{Arc, Mutex};
+    use std::task::{Wake, Waker};
+    use std::thread::{self, ThreadId};
+    use std::time::Duration;
+
+    use super::BATCH;
+    use crate::driver::clock::Tick;
+    use crate::driver::shared::{Options, Registered, Role, Shared};
+    use crate::driver::TimerSlack;
+
+    /// A driver of `role` with 1 ms ticks and no slack, fired by nobody
+    /// but the test: registrations say which tick the clock has reached.
+    fn driver(role: Role) -> Arc<Shared> {
+        Arc::new(Shared::new(Options {
+            resolution: Duration::from_millis(1),
+            role,
+            unpark: Some(Box::new(|| {})),
+            slack: TimerSlack::NONE,
+        }))
+    }
+
+    /// A waker that counts its wake-ups and notes the thread of the last,
+    /// then runs `then`.
+    struct Counting {
+        woken: AtomicUsize,
+        on: Mutex<Option<ThreadId>>,
+        then: Box<dyn Fn() + Send + Sync>,
+    }
+
+    impl Wake for Counting {
+        fn wake(self: Arc<Self>) {
+            self.woken.fetch_add(1, SeqCst);
+            *self.on.lock().unwrap() = Some(thread::current().id());
+            (self.then)();
+        }
+    }
+
+    fn counting(then: impl Fn() + Send + Sync + 'static) -> (Arc<Counting>, Waker) {
+        let counting = Arc::new(Counting {
+            woken: AtomicUsize::new(0),
+            on: Mutex::new(None),
+            then: Box::new(then),
+        });
+        let waker = Waker::from(counting.clone());
+        (counting, waker)
+    }
+
+    /// Files a timer due at tick `due`, registering at tick `now`.
+    fn file(driver: &Shared, due: u64, now: u64, waker: &Waker) {
+        let deadline = driver.instant_of(Tick(due));
+        match driver.register(deadline, Tick(now), waker) {
+            Ok(Registered::Pending(..)) => {}
+            _ => panic!("a timer due at tick {due} was not filed at tick {now}"),
+        }
+    }
+
+    #[test]
+    fn a_foreign_shards_own_thread_fires_what_is_due_when_it_registers() {
+        let shard = driver(Role::Foreign);
+        let (due, waker) = counting(|| {});
+        file(&shard, 5, 0, &waker);
+        file(&shard, 100, 4, Waker::noop());
+        assert_eq!(due.woken.load(SeqCst), 0, "not due at tick 4: never early");
+        file(&shard, 100, 10, Waker::noop());
+        assert_eq!(due.woken.load(SeqCst), 1, "due at tick 5, seen at tick 10");
+        assert_eq!(*due.on.lock().unwrap(), Some(thread::current().id()));
+        assert_eq!(shard.len(), 2, "the two later timers stay filed");
+        file(&shard, 100, 11, Waker::noop());
+        assert_eq!(due.woken.load(SeqCst), 1, "woken once");
+    }
+
+    #[test]
+    fn a_registration_fires_one_batch_at_most() {
+        let shard = driver(Role::Foreign);
+        let (due, waker) = counting(|| {});
+        let many = BATCH + 8;
+        for tick in 1..=many as u64 {
+            file(&shard, tick, 0, &waker);
+        }
+        file(&shard, 1_000, 100, Waker::noop());
+        assert_eq!(due.woken.load(SeqCst), BATCH);
+        assert_eq!(shard.len(), many - BATCH + 1);
+        file(&shard, 1_000, 100, Waker::noop());
+        assert_eq!(
+            due.woken.load(SeqCst),
+            many,
+            "the next registration fires the rest"
+        );
+        assert_eq!(shard.len(), 2);
+    }
+
+    #[test]
+    fn drivers_turned_by_their_own_loop_fire_only_there() {
+        for role in [Role::Bare, Role::CurrentThread] {
+            let driver = driver(role);
+            let (due, waker) = counting(|| {});
+            file(&driver, 5, 0, &waker);
+            file(&driver, 100, 10, Waker::noop());
+            assert_eq!(due.woken.load(SeqCst), 0, "{role:?}");
+            assert_eq!(driver.process_at(Tick(10)), 1, "{role:?}");
+        }
+    }
+
+    #[test]
+    fn a_panicking_waker_does_not_reach_the_registering_caller() {
+        let shard = driver(Role::Foreign);
+        let (_, panics) = counting(|| panic!("a waker that panics"));
+        let (other, waker) = counting(|| {});
+        file(&shard, 5, 0, &panics);
+        file(&shard, 6, 0, &waker);
+        file(&shard, 100, 10, Waker::noop());
+        assert_eq!(
+            other.woken.load(SeqCst),
+            1,
+            "the batch goes on past the panic"
+        );
+        assert_eq!(shard.len(), 1);
+    }
+
+    #[test]
+    fn a_waker_of_the_batch_may_register_on_the_same_shard() {
+        let shard = driver(Role::Foreign);
+        let inner = shard.clone();
+        let (first, waker) = counting(move || {
+            // Due too, seen from inside the batch: filed, not fired here.
+            file(&inner, 1_000, 10, Waker::noop());
+        });
+        let (second, other) = counting(|| {});
+        file(&shard, 5, 0, &waker);
+        file(&shard, 6, 0, &other);
+        file(&shard, 100, 10, Waker::noop());
+        assert_eq!(first.woken.load(SeqCst), 1);
+        assert_eq!(second.woken.load(SeqCst), 1);
+        assert_eq!(shard.len(), 2);
     }
 }

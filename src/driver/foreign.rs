@@ -21,6 +21,12 @@
 //! timer pending it sleeps until one registers: an idle process has no
 //! timer wake-ups.
 //!
+//! The thread that owns a shard also fires it when it can: a registration
+//! that sees a timer of its shard due fires one batch of them there and
+//! then (see `batch.rs`, "Firing on the shard's own thread"), so under
+//! load most wakers are called on the executor's own threads and the
+//! timer thread is left the timers of threads that have gone quiet.
+//!
 //! A thread that exits drops its shard's handle; the shard stays in the
 //! set and its timers fire as before (a task that moved on keeps its
 //! sleep). The set lets a shard go only once nothing else holds it: no
@@ -36,9 +42,10 @@
 //!   every shard (setting each one's `parked_until` under its lock) before
 //!   it looks at `notified`: a registration that sees a planned park and
 //!   unparks is never lost, one that came before the plan is in it.
-//! - The driver thread does not queue for a busy shard's lock (it plans
-//!   and looks for due timers with `try_lock`, and fires a shard it just
-//!   found free): under a storm of
+//! - The driver thread does not queue for a busy shard's lock, nor wait
+//!   for a batch its owner is waking (it plans and looks for due timers
+//!   with `try_lock`, and fires a shard it just found free, counting one
+//!   with a batch in flight as busy): under a storm of
 //!   registrations and cancels on some threads, it would queue behind
 //!   their owners and leave every other thread's timers late (a sleep of
 //!   1 ms came 100 ms late in `tests/reliability/storms.rs`). A shard
@@ -192,7 +199,7 @@ impl Foreign {
         for shard in &plan.shards {
             let now = shard.clock.tick_floor(shard.clock.now());
             if shard.end_park_if_due(now) {
-                let _ = panic::catch_unwind(AssertUnwindSafe(|| shard.process_at(now)));
+                let _ = panic::catch_unwind(AssertUnwindSafe(|| shard.process_unless_busy(now)));
             }
         }
         drop(plan);

@@ -296,9 +296,15 @@ impl Shared {
         if unpark && !super::planted("hint") {
             self.publish_parked(&inner);
         }
+        // A foreign shard's own thread fires what is due here when it sees
+        // it (see `batch.rs`, "Firing on the shard's own thread").
+        let help = self.role == Role::Foreign && inner.levels.may_be_due(now);
         drop(inner);
         if unpark {
             self.wake_parked();
+        }
+        if help {
+            self.help_fire(Tick(now));
         }
         Ok(Registered::Pending(key, Tick(due)))
     }
@@ -490,7 +496,11 @@ impl Shared {
     /// (the caller looks again shortly).
     pub(crate) fn begin_park_unless_busy(&self, now: StdInstant) -> Option<Park> {
         if let Some(mut inner) = try_lock(&self.inner) {
-            return Some(self.plan_park(&mut inner, None));
+            // A batch in flight (the shard's own thread firing what it
+            // found due, see `batch.rs`) keeps the shard busy too.
+            if !inner.batch.in_flight() {
+                return Some(self.plan_park(&mut inner, None));
+            }
         }
         match self.parked_hint.load(Ordering::Acquire) {
             NOT_PARKED => None,

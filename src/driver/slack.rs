@@ -212,6 +212,12 @@ pub(crate) struct Levels<T> {
     slack: [u64; LEVELS],
     /// The latest tick seen by any level.
     elapsed: u64,
+    /// No pending timer can be handed out before this tick (`u64::MAX`:
+    /// none is pending): lowered by each insert and reset, made exact when
+    /// [`pop_expired`](Levels::pop_expired) finds nothing due. A removal
+    /// leaves it as it is, so it may be early, never late; it lets a
+    /// registration see in one comparison that nothing can be due.
+    due_from: u64,
     /// The highest level in use; the levels above it are always empty
     /// (`TimerSlack::NONE`: 0, so a bare driver walks one Lawn).
     top: usize,
@@ -254,6 +260,7 @@ impl<T> Levels<T> {
             min_ttl,
             slack,
             elapsed: 0,
+            due_from: u64::MAX,
             top,
             sparse_since: [u64::MAX; LEVELS],
         }
@@ -277,6 +284,12 @@ impl<T> Levels<T> {
         self.elapsed
     }
 
+    /// Whether a timer may be due at tick `now` (`false`: none is).
+    #[inline]
+    pub(crate) fn may_be_due(&self, now: u64) -> bool {
+        now >= self.due_from
+    }
+
     /// Files `value` due at tick `due`, from tick `now` (`due > now`), in
     /// its slack's level, or in level 0 if `exact` (a paused clock: time
     /// jumps to the deadline, which must be met exactly).
@@ -296,6 +309,7 @@ impl<T> Levels<T> {
             return Err(value);
         }
         let (now, ttl) = self.in_units(level, now, due);
+        self.due_from = self.due_from.min(due);
         Ok(tag(level, self.lawns[level].insert(now, ttl, value)))
     }
 
@@ -329,6 +343,7 @@ impl<T> Levels<T> {
         exact: bool,
     ) -> Option<TimerKey> {
         self.elapsed = self.elapsed.max(now);
+        self.due_from = self.due_from.min(due);
         let (level, inner) = untag(key);
         let mut to = if exact { 0 } else { self.level_of(due - now) };
         if to != level && self.lawns[to].len() >= LEVEL_CAPACITY {
@@ -408,6 +423,9 @@ impl<T> Levels<T> {
                 return Some((tag(level, key), value));
             }
         }
+        // Nothing is due: each level's head is now after `now`, and in
+        // ticks it is when that level's first timer can be handed out.
+        self.due_from = self.next_deadline().unwrap_or(u64::MAX);
         None
     }
 
@@ -448,6 +466,7 @@ impl<T> Levels<T> {
 
     /// Takes every timer out, leaving empty levels with the same rule.
     pub(crate) fn take_all(&mut self) -> Vec<T> {
+        self.due_from = u64::MAX;
         let mut all = Vec::new();
         for lawn in &mut self.lawns {
             let mut lawn = std::mem::take(lawn);
@@ -699,5 +718,57 @@ mod tests {
         assert_eq!(fired, 2);
         assert!(levels.next_wake().unwrap() >= 50_600);
         assert_eq!(levels.pop_expired(50_599), None, "never early");
+    }
+
+    #[test]
+    fn may_be_due_is_never_late_and_exact_after_a_pop_finds_nothing() {
+        // 1 µs ticks and the default rule: every level in use, class
+        // buckets in the top one. Random inserts, resets, removes and
+        // pops: whenever `may_be_due` says no, a pop finds nothing.
+        let mut levels: Levels<u64> = Levels::new(TimerSlack::DEFAULT, US);
+        let mut keys = Vec::new();
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |below: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % below
+        };
+        let (mut now, mut popped) = (0u64, 0);
+        for round in 0..50_000u64 {
+            match next(8) {
+                0..=3 => {
+                    let most = [100, 5_000, 200_000, 50_000_000][round as usize % 4];
+                    let due = now + 1 + next(most);
+                    keys.push(levels.insert(now, due, round, false).unwrap());
+                }
+                4 if !keys.is_empty() => {
+                    let key = keys.swap_remove(next(keys.len() as u64) as usize);
+                    levels.remove(key);
+                }
+                5 if !keys.is_empty() => {
+                    let at = next(keys.len() as u64) as usize;
+                    let due = now + 1 + next(10_000);
+                    if let Some(key) = levels.reset(keys[at], now, due, false) {
+                        keys[at] = key;
+                    }
+                }
+                _ => {}
+            }
+            now += next(300);
+            if !levels.may_be_due(now) {
+                assert!(levels.pop_expired(now).is_none(), "round {round}");
+                continue;
+            }
+            while levels.pop_expired(now).is_some() {
+                popped += 1;
+            }
+            // Exact once a pop found nothing: due from the next head on.
+            assert!(!levels.may_be_due(now), "round {round}");
+            if let Some(head) = levels.next_deadline() {
+                assert!(levels.may_be_due(head), "round {round}");
+            }
+        }
+        assert!(popped > 1_000, "the test fires timers ({popped})");
     }
 }
