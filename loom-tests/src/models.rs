@@ -10,7 +10,7 @@ use loom::sync::Arc;
 use loom::thread;
 
 use crate::support::{
-    assert_released, catch, paused_driver, poll, MioWaker, Recorder, SHUT_DOWN, TICK,
+    assert_released, catch, paused_driver, poll, Gate, MioWaker, Recorder, SHUT_DOWN, TICK,
 };
 
 /// Model 1, cancel vs expiry: two timers due at the same tick (one wake
@@ -836,49 +836,69 @@ fn paused_worker_shard() -> (Arc<MioWaker>, Arc<lawn_rt::driver::Driver>) {
     (mio, shard)
 }
 
-/// A foreign timer thread's turn without its sleep: plans, fires what is
-/// due, prunes. (A whole turn with nothing pending sleeps until unparked:
-/// a model's main thread only fires.)
-/// Model 23, the shard's own thread firing vs the timer thread: a thread
-/// registers on its shard once the clock has passed two earlier timers of
-/// it, and so fires one batch of what is due itself (its wakers then run
-/// where a runtime's own timer would run them), while the timer thread
-/// fires the shard; then it drops the first timer. Batches never overlap,
-/// and neither thread waits for the other's: whatever the interleaving,
-/// the dropped timer's waker is not called once its drop returns, the
-/// other timer fires exactly once, and no waker clone is left behind.
+/// Model 23, a foreign shard's own thread firing vs the timer thread:
+/// three timers, the first two due one tick before the third; the timer
+/// thread fires the shard while the thread that owns it moves the clock
+/// on, registers a later timer (a registration that finds a timer may be
+/// due fires one batch of them itself) and drops the second timer. The
+/// first timer's waker, called on the timer thread, returns only once the
+/// owner is done, so a batch the timer thread started stays in flight
+/// through all of that. Batches never overlap, and neither thread waits
+/// for the other's: whatever the interleaving, the dropped timer's waker
+/// is not called once its drop returns, the others fire exactly once (by
+/// either thread, or by the timer thread's next turn), and no waker clone
+/// is left behind.
 pub fn owner_fires_vs_timer_thread() {
     let set = model::foreign(TimerSlack::NONE);
     let shard = set.new_shard();
     model::pause(&shard);
     set.turn(); // settles the joining: the idle shard is parked
+    let gate = Gate::new();
     let dropped = Recorder::new("dropped timer");
     let kept = Recorder::new("kept timer");
     {
         let _entered = shard.enter();
+        let mut slow = Box::pin(time::sleep(TICK));
+        assert!(poll(slow.as_mut(), &gate.waker()).is_pending());
         let mut first = Box::pin(time::sleep(TICK));
         assert!(poll(first.as_mut(), &dropped.waker()).is_pending());
-        let mut second = Box::pin(time::sleep(TICK));
+        let mut second = Box::pin(time::sleep(TICK * 2));
         assert!(poll(second.as_mut(), &kept.waker()).is_pending());
         model::advance(&shard, TICK);
         let timer_thread = {
             let set = set.clone();
             thread::spawn(move || fire(&set))
         };
-        // From the tick the clock has reached, where both are due.
+        model::advance(&shard, TICK);
+        // From the tick the clock has reached, where all three are due.
         let mut later = Box::pin(time::sleep(TICK * 10));
         assert!(poll(later.as_mut(), std::task::Waker::noop()).is_pending());
         drop(first);
         dropped.forbid();
+        gate.open();
         timer_thread.join().unwrap();
+        // The timer thread's next turn, at the tick the clock is at.
+        fire(&set);
+        assert_eq!(gate.woken(), 1, "the slow timer fires once");
         assert_eq!(kept.woken(), 1, "the kept timer fires once");
+        assert!(poll(slow.as_mut(), &gate.waker()).is_ready());
         assert!(poll(second.as_mut(), &kept.waker()).is_ready());
+        drop((slow, later));
     }
+    model::check_shard(&shard);
     drop(shard);
+    assert_eq!(
+        std::sync::Arc::strong_count(&gate),
+        1,
+        "a clone of the slow waker is kept"
+    );
     assert_released(&dropped);
     assert_released(&kept);
 }
 
+/// A foreign timer thread's turn without its sleep: plans, fires what is
+/// due, prunes. (A whole turn with nothing pending sleeps until unparked:
+/// a model's main thread only fires.)
 fn fire(set: &model::ForeignSet) {
     let plan = set.plan();
     set.finish(plan);

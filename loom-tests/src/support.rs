@@ -151,6 +151,58 @@ pub(crate) fn assert_released(recorder: &std::sync::Arc<Recorder>) {
     );
 }
 
+/// A waker that, when called on any thread but the one that made it,
+/// returns only once [`open`](Gate::open)ed: it keeps the batch that calls
+/// it in flight while the model's main thread acts (a slow waker, as a
+/// real one may be).
+pub(crate) struct Gate {
+    maker: loom::thread::ThreadId,
+    open: Mutex<bool>,
+    opened: Condvar,
+    woken: AtomicUsize,
+}
+
+impl Gate {
+    pub(crate) fn new() -> std::sync::Arc<Gate> {
+        std::sync::Arc::new(Gate {
+            maker: loom::thread::current().id(),
+            open: Mutex::new(false),
+            opened: Condvar::new(),
+            woken: AtomicUsize::new(0),
+        })
+    }
+
+    pub(crate) fn waker(self: &std::sync::Arc<Self>) -> Waker {
+        Waker::from(self.clone())
+    }
+
+    pub(crate) fn woken(&self) -> usize {
+        self.woken.load(SeqCst)
+    }
+
+    /// Lets every call return, now and from now on.
+    pub(crate) fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+}
+
+impl Wake for Gate {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.woken.fetch_add(1, SeqCst);
+        if loom::thread::current().id() != self.maker {
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.opened.wait(open).unwrap();
+            }
+        }
+    }
+}
+
 /// Stands in for a worker's `mio::Waker` and `Poll`: `wake` is the unpark
 /// hook, `wait` blocks the "worker" until a wake-up has come (wake-ups
 /// are remembered, as mio's are, so an early one is not lost).

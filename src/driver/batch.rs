@@ -1,6 +1,7 @@
 //! Expiry in batches, and cancellation that races it.
 //!
-//! [`Shared::process_at`] takes up to [`BATCH`] due wakers out of the Lawn
+//! [`Shared::fire`] (behind `process_at`, `process_unless_busy` and
+//! `help_fire`) takes up to [`BATCH`] due wakers out of the Lawn
 //! under the lock, records their keys in [`BatchState::keys`] and marks the
 //! batch as *firing* (naming its thread), then releases the lock and calls
 //! the wakers one by one. A timer dropped meanwhile is no longer in the
@@ -29,14 +30,19 @@
 //! Firing on the shard's own thread: a foreign shard (see `foreign.rs`)
 //! is fired by the `lawn-rt-timer` thread, whose wakers reach a task's
 //! executor from outside (in tokio, its shared injection queue, behind
-//! every task spawned before). So the thread that owns the shard, when it
-//! registers a timer and sees one may be due (one comparison with
-//! `Levels::may_be_due`, under the lock it holds anyway), fires one batch
-//! itself ([`Shared::help_fire`]): its wakers then run on a thread of the
-//! executor, as that executor's own timer would run them. It never waits
-//! for a batch in flight, nor does the timer thread for one of its
-//! (`Firing`): a shard whose batch is in flight counts as busy. Batches
-//! still never overlap, which the cancel handshake above relies on.
+//! every task spawned before). So a registration on a foreign shard
+//! (nearly always made by the thread that owns it) that finds a timer may
+//! be due (one comparison with `Levels::may_be_due`, under the lock it
+//! holds anyway) fires one batch itself ([`Shared::help_fire`]): its
+//! wakers then run on a thread of the executor, as that executor's own
+//! timer would run them. It never waits for a batch in flight, nor does
+//! the timer thread for one of its (`Firing`): to the timer thread's plan
+//! a shard whose batch is in flight is busy, looked at again shortly.
+//! Batches still never overlap, which the cancel handshake above relies
+//! on. (As with a multi-thread runtime's shards, two threads firing two
+//! shards can each wait for the other's waker call only if a waker drops
+//! a timer whose waker the other thread is calling: executors' wakers
+//! do not.)
 //!
 //! Ground rules: `BatchState` is guarded by the driver lock; `calling` is
 //! written only by the firing thread (and under the lock at batch start and
@@ -446,17 +452,27 @@ mod tests {
     #[test]
     fn a_waker_of_the_batch_may_register_on_the_same_shard() {
         let shard = driver(Role::Foreign);
+        let (pending, pending_waker) = counting(|| {});
+        file(&shard, 100, 0, &pending_waker);
         let inner = shard.clone();
         let (first, waker) = counting(move || {
-            // Due too, seen from inside the batch: filed, not fired here.
-            file(&inner, 1_000, 10, Waker::noop());
+            // Registering from inside the batch, at a tick where the timer
+            // due at 100 is due too: filed, and nothing fired from here.
+            file(&inner, 1_000, 200, Waker::noop());
         });
         let (second, other) = counting(|| {});
         file(&shard, 5, 0, &waker);
         file(&shard, 6, 0, &other);
-        file(&shard, 100, 10, Waker::noop());
+        file(&shard, 1_000, 10, Waker::noop());
         assert_eq!(first.woken.load(SeqCst), 1);
         assert_eq!(second.woken.load(SeqCst), 1);
-        assert_eq!(shard.len(), 2);
+        assert_eq!(pending.woken.load(SeqCst), 0, "not fired inside the batch");
+        assert_eq!(shard.len(), 3);
+        file(&shard, 1_000, 200, Waker::noop());
+        assert_eq!(
+            pending.woken.load(SeqCst),
+            1,
+            "fired by the next registration"
+        );
     }
 }

@@ -22,10 +22,11 @@
 //! timer wake-ups.
 //!
 //! The thread that owns a shard also fires it when it can: a registration
-//! that sees a timer of its shard due fires one batch of them there and
-//! then (see `batch.rs`, "Firing on the shard's own thread"), so under
-//! load most wakers are called on the executor's own threads and the
-//! timer thread is left the timers of threads that have gone quiet.
+//! there that finds a timer of the shard may be due fires one batch of
+//! them then and there (see `batch.rs`, "Firing on the shard's own
+//! thread"), so under load most wakers are called on the executor's own
+//! threads. The timer thread still plans and fires every shard, so a
+//! thread that goes quiet leaves its timers no later than before.
 //!
 //! A thread that exits drops its shard's handle; the shard stays in the
 //! set and its timers fire as before (a task that moved on keeps its
@@ -43,9 +44,11 @@
 //!   it looks at `notified`: a registration that sees a planned park and
 //!   unparks is never lost, one that came before the plan is in it.
 //! - The driver thread does not queue for a busy shard's lock, nor wait
-//!   for a batch its owner is waking (it plans and looks for due timers
-//!   with `try_lock`, and fires a shard it just found free, counting one
-//!   with a batch in flight as busy): under a storm of
+//!   for a batch another thread is waking there: it plans and looks for
+//!   due timers with `try_lock`, counting a shard with a batch in flight
+//!   as busy, and fires a shard it just found free (taking the lock
+//!   again to fire, it may wait out one registration or cancel, never a
+//!   batch): under a storm of
 //!   registrations and cancels on some threads, it would queue behind
 //!   their owners and leave every other thread's timers late (a sleep of
 //!   1 ms came 100 ms late in `tests/reliability/storms.rs`). A shard

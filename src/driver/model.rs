@@ -126,7 +126,13 @@ pub fn end_park(driver: &Driver) {
 /// self-check and no wake batch is in flight or waited for.
 #[track_caller]
 pub fn check(driver: &Driver) {
-    let shared = &driver.handle.shared;
+    check_shard(&driver.handle);
+}
+
+/// [`check`] for the driver behind `handle` (a foreign shard's).
+#[track_caller]
+pub fn check_shard(handle: &Handle) {
+    let shared = &handle.shared;
     let inner = lock(&shared.inner);
     if let Err(err) = inner.levels.check() {
         panic!("{err}");
