@@ -727,13 +727,7 @@ mod tests {
         // pops: whenever `may_be_due` says no, a pop finds nothing.
         let mut levels: Levels<u64> = Levels::new(TimerSlack::DEFAULT, US);
         let mut keys = Vec::new();
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |below: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % below
-        };
+        let mut next = crate::lawn::tests::xorshift(0x2545_f491_4f6c_dd1d);
         let (mut now, mut popped) = (0u64, 0);
         for round in 0..50_000u64 {
             match next(8) {

@@ -141,7 +141,7 @@ mod heap;
 mod near;
 mod slab;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::fmt;
 use std::num::NonZeroU32;

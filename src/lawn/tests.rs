@@ -268,12 +268,9 @@ fn class_buckets_refile_until_due() {
 #[test]
 fn exact_cap_bounds_buckets_for_uniform_ttls() {
     let mut lawn = Lawn::new();
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     for _ in 0..200_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        lawn.insert(0, 1 + x % 3_600_000, ());
+        lawn.insert(0, 1 + next(3_600_000), ());
     }
     checked(&lawn);
     let bound = EXACT_CAP + 64 * (22 - 5);
@@ -443,21 +440,15 @@ fn cancel_heavy_churn_keeps_memory_bounded() {
     // start, out of order, in ten buckets. Slots must be reused, not leaked.
     let mut lawn = Lawn::new();
     let mut pending = std::collections::VecDeque::new();
-    let mut x = 88172645463325252u64;
+    let mut next = xorshift(88172645463325252);
     let mut peak = 0;
     for now in 0..6_000u64 {
         for _ in 0..50 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            pending.push_back(lawn.insert(now, 1_000 + (x % 10) * 100, now));
+            pending.push_back(lawn.insert(now, 1_000 + next(10) * 100, now));
         }
         // Cancel 95% in random order, leave the rest to fire.
         for _ in 0..47 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let at = (x % pending.len() as u64) as usize;
+            let at = next(pending.len() as u64) as usize;
             let key = pending.swap_remove_back(at).unwrap();
             lawn.remove(key);
         }
@@ -493,14 +484,7 @@ fn a_ttl_gets_an_exact_bucket_when_it_recurs() {
 
 #[test]
 fn last_deadline_by_finds_the_latest_near_deadline_across_the_wrap() {
-    // xorshift: deterministic, no dependency.
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let mut lawn = Lawn::new();
     let mut pending: Vec<(TimerKey, u64)> = Vec::new();
     let mut now = 0;
@@ -565,12 +549,9 @@ fn a_sparse_lawn_shares_chunks_among_small_buckets() {
     // of a few timers each. A chunk per bucket would cost ~30 slots per
     // timer (about a kilobyte); shared chunks keep it to a few slots.
     let mut lawn = Lawn::new();
-    let mut rng = 0x1234_5678_u64;
+    let mut next = xorshift(0x1234_5678);
     for i in 0..1_000u64 {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        lawn.insert(0, 1_000 + rng % 9_999_000, i);
+        lawn.insert(0, 1_000 + next(9_999_000), i);
     }
     assert!(lawn.bucket_count() > 200, "{} buckets", lawn.bucket_count());
     let per_timer = lawn.allocated_bytes() / lawn.len();
@@ -588,20 +569,14 @@ fn a_sparse_lawn_shares_chunks_among_small_buckets() {
 fn earliest_names_the_least_deadline() {
     let mut lawn = Lawn::new();
     assert_eq!(lawn.earliest(), None);
-    let mut rng = 99u64;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(99);
     let mut keys = Vec::new();
     for now in 0..3_000u64 {
         // Spread TTLs (class buckets whose heads are not their earliest
         // timers), short ones (near window) and a fixed one (exact).
-        let ttl = match next() % 3 {
-            0 => 10_000 + next() % 1_000_000,
-            1 => next() % 3_000,
+        let ttl = match next(3) {
+            0 => 10_000 + next(1_000_000),
+            1 => next(3_000),
             _ => 50_000,
         };
         keys.push(lawn.insert(now, ttl, now));
@@ -612,8 +587,8 @@ fn earliest_names_the_least_deadline() {
         assert_eq!(earliest.and_then(|k| lawn.deadline(k)), least);
         let Some(key) = earliest else { break };
         lawn.remove(key);
-        if next() % 4 == 0 {
-            lawn.pop_expired(lawn.elapsed() + next() % 500);
+        if next(4) == 0 {
+            lawn.pop_expired(lawn.elapsed() + next(500));
         }
     }
     checked(&lawn);
@@ -634,4 +609,16 @@ fn reserve_makes_room_in_one_allocation() {
         "inserts within the reservation reallocated"
     );
     checked(&lawn);
+}
+
+/// A deterministic xorshift64 stream (no dependency) for the tests of this
+/// crate: each call returns the next value, reduced below `below`.
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |below| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % below
+    }
 }
