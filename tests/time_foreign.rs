@@ -178,3 +178,46 @@ fn an_earlier_timer_on_another_thread_wakes_the_timer_thread() {
     assert!(elapsed >= ms(5) && elapsed < HANG, "{elapsed:?}");
     drop(long);
 }
+
+/// 20,000 tasks spawned on tokio's multi-thread runtime, each sleeping
+/// 1–3 ms, every other one racing a second sleep and dropping the loser
+/// once the winner fires: the load where the workers, registering, fire
+/// most of their shards' due timers themselves (`driver/batch.rs`,
+/// "Firing on the shard's own thread") while the timer thread fires the
+/// rest. Every sleep completes, none before its deadline.
+#[test]
+fn spawned_sleeps_in_tokio_all_complete_none_early_while_workers_fire_them() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..20_000u64)
+            .map(|i| {
+                tokio::spawn(async move {
+                    let at = |spread: u64| {
+                        Instant::now() + Duration::from_micros(1_000 + (i * spread) % 2_000)
+                    };
+                    let mut due = at(7_919);
+                    if i % 2 == 0 {
+                        sleep_until(due).await;
+                    } else {
+                        let other = at(104_729);
+                        let (one, two) = (pin!(sleep_until(due)), pin!(sleep_until(other)));
+                        futures::future::select(one, two).await;
+                        due = due.min(other);
+                    }
+                    let now = Instant::now();
+                    assert!(now >= due, "a sleep woke {:?} early", due - now);
+                })
+            })
+            .collect();
+        for task in tasks {
+            tokio::time::timeout(HANG, task)
+                .await
+                .expect("a sleep was lost")
+                .expect("a sleeping task panicked");
+        }
+    });
+}
