@@ -18,8 +18,10 @@
 //!   `Lawn` insert and remove of a lone timer in the foreign shard's units
 //!   (no driver, lock, handle or `Sleep`); the same with the Lawn behind a
 //!   mutex locked to insert and to remove and reached through an `Arc`
-//!   (a shard other threads can reach); and what 1.5x of tokio's churn
-//!   would leave above each floor;
+//!   (a shard other threads can reach); a whole timeout that does only
+//!   that much (the clock read, a thread-local Lawn, the waker), churned
+//!   in the same harness as the 1-task churn (see `minimal`); and what
+//!   1.5x of tokio's churn would leave above each floor;
 //! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
 //!   all awaited; wall time, process CPU (getrusage) and voluntary context
 //!   switches;
@@ -66,8 +68,8 @@ fn main() {
     for tasks in [1u64, 2, 8].into_iter().filter(|_| run("churn")) {
         let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
-            lawn.push(churn(tasks, Side::Lawn));
-            tokio.push(churn(tasks, Side::Tokio));
+            lawn.push(churn(tasks, Churner::Lawn));
+            tokio.push(churn(tasks, Churner::Tokio));
         }
         row(
             &format!("timeout churn, {tasks} task(s), ns/op"),
@@ -92,18 +94,21 @@ fn main() {
 
 fn floor_rows(rounds: usize) {
     let mut runs: [Vec<f64>; 3] = Default::default();
-    let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+    let (mut lawn, mut tokio, mut minimal) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         for (floor, runs) in FLOORS.iter().zip(&mut runs) {
             runs.push(floor_in_tokio(*floor));
         }
-        lawn.push(churn(1, Side::Lawn));
-        tokio.push(churn(1, Side::Tokio));
+        minimal.push(churn(1, Churner::Minimal));
+        lawn.push(churn(1, Churner::Lawn));
+        tokio.push(churn(1, Churner::Tokio));
     }
     let [clock, bare, shared] = runs.map(median);
+    let minimal = median(minimal);
     println!("| the clock read alone (both sides pay it), ns/op | {clock:.1} | {clock:.1} | |");
     println!("| floor: the clock read + the waker's clone and drop + a bare Lawn insert and remove, ns/op | {bare:.1} | | |");
     println!("| floor of a shard other threads can reach: the same Lawn behind a mutex (locked to insert and to remove) and an `Arc` clone and drop, ns/op | {shared:.1} | | |");
+    println!("| floor of a whole timeout: the least one filed in a Lawn can do (a thread-local Lawn; no lock, handle, driver or slack level), churned as below, ns/op | {minimal:.1} | | |");
     row("timeout churn, 1 task, ns/op", &lawn, &tokio, Better::Lower);
     let (lawn, tokio) = (median(lawn), median(tokio));
     println!(
@@ -112,10 +117,11 @@ fn floor_rows(rounds: usize) {
         tokio - clock
     );
     println!(
-        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor | {:.1}: {:.1} / {:.1} | | |",
+        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor (bare / shared / whole timeout) | {:.1}: {:.1} / {:.1} / {:.1} | | |",
         tokio / 1.5,
         tokio / 1.5 - bare,
-        tokio / 1.5 - shared
+        tokio / 1.5 - shared,
+        tokio / 1.5 - minimal
     );
 }
 
@@ -314,8 +320,17 @@ async fn poll_once(future: impl Future) {
     .await;
 }
 
+/// Whose timeout a churn task makes.
+#[derive(Clone, Copy)]
+enum Churner {
+    Lawn,
+    Tokio,
+    /// [`minimal::timeout`].
+    Minimal,
+}
+
 /// ns per timeout, `tasks` tasks churning at once on 2 workers.
-fn churn(tasks: u64, side: Side) -> f64 {
+fn churn(tasks: u64, side: Churner) -> f64 {
     let rt = tokio_runtime();
     let per_task = CHURN_OPS / tasks;
     let elapsed = rt.block_on(async move {
@@ -338,12 +353,17 @@ fn churn(tasks: u64, side: Side) -> f64 {
     elapsed.as_nanos() as f64 / (per_task * tasks) as f64
 }
 
-async fn churn_task(ops: u64, side: Side) {
+async fn churn_task(ops: u64, side: Churner) {
     let never = std::future::pending::<()>;
     for _ in 0..ops {
         match side {
-            Side::Lawn => poll_once(lawn_rt::time::timeout(Duration::from_secs(10), never())).await,
-            Side::Tokio => poll_once(tokio::time::timeout(Duration::from_secs(10), never())).await,
+            Churner::Lawn => {
+                poll_once(lawn_rt::time::timeout(Duration::from_secs(10), never())).await
+            }
+            Churner::Tokio => {
+                poll_once(tokio::time::timeout(Duration::from_secs(10), never())).await
+            }
+            Churner::Minimal => poll_once(minimal::timeout(Duration::from_secs(10), never())).await,
         }
     }
 }
@@ -450,4 +470,83 @@ fn lateness_block_on(d: Duration) -> (f64, f64) {
         late
     });
     (percentile(&mut late, 50.0), percentile(&mut late, 99.0))
+}
+
+/// The least a timeout filed in a Lawn can do, for the floor of the 1-task
+/// churn: what `lawn_rt::time::timeout` does on its owner's path, less
+/// everything a real timer needs besides the clock read, the shard's
+/// lookup, the waker and the Lawn. Its Lawn is the thread's own, in a
+/// `RefCell`: no lock, no `Arc`, no driver that could fire it, no slack
+/// level, no state beyond the key. Not a usable timer (nothing ever fires
+/// it); any timer that files in a Lawn does all of this and more.
+mod minimal {
+    use lawn_rt::lawn::{Lawn, TimerKey};
+    use std::cell::RefCell;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+    use std::time::{Duration, Instant};
+
+    /// The foreign shard's unit for a 10 s timer, as in the floors.
+    const UNIT_US: u64 = super::FLOOR_UNIT_US;
+
+    thread_local! {
+        /// The thread's Lawn and the instant its units count from.
+        static SHARD: RefCell<Option<(Instant, Lawn<Waker>)>> = const { RefCell::new(None) };
+    }
+
+    pub(super) struct Timeout<F> {
+        deadline: Instant,
+        ttl: u64,
+        key: Option<TimerKey>,
+        future: F,
+    }
+
+    #[inline]
+    pub(super) fn timeout<F>(duration: Duration, future: F) -> Timeout<F> {
+        Timeout {
+            deadline: Instant::now() + duration,
+            ttl: duration.as_micros() as u64 / UNIT_US,
+            key: None,
+            future,
+        }
+    }
+
+    impl<F: Future + Unpin> Future for Timeout<F> {
+        type Output = Option<F::Output>;
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            if let Poll::Ready(out) = Pin::new(&mut self.future).poll(cx) {
+                return Poll::Ready(Some(out));
+            }
+            if self.key.is_none() {
+                let (deadline, ttl) = (self.deadline, self.ttl);
+                let key = SHARD.with(|shard| {
+                    let mut shard = shard.borrow_mut();
+                    let (origin, lawn) = shard.get_or_insert_with(|| (Instant::now(), Lawn::new()));
+                    // The unit it was made in, from its deadline: no second
+                    // clock read.
+                    let due =
+                        deadline.saturating_duration_since(*origin).as_micros() as u64 / UNIT_US;
+                    lawn.insert(due.saturating_sub(ttl), ttl, cx.waker().clone())
+                });
+                self.key = Some(key);
+            }
+            Poll::Pending
+        }
+    }
+
+    impl<F> Drop for Timeout<F> {
+        fn drop(&mut self) {
+            if let Some(key) = self.key {
+                SHARD.with(|shard| {
+                    let waker = shard
+                        .borrow_mut()
+                        .as_mut()
+                        .and_then(|(_, lawn)| lawn.remove(key));
+                    drop(waker);
+                });
+            }
+        }
+    }
 }
