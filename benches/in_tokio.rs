@@ -18,10 +18,11 @@
 //!   `Lawn` insert and remove of a lone timer in the foreign shard's units
 //!   (no driver, lock, handle or `Sleep`); the same with the Lawn behind a
 //!   mutex locked to insert and to remove and reached through an `Arc`
-//!   (a shard other threads can reach); a whole timeout that does only
-//!   that much (the clock read, a thread-local Lawn, the waker), churned
-//!   in the same harness as the 1-task churn (see `minimal`); and what
-//!   1.5x of tokio's churn would leave above each floor;
+//!   (a shard other threads can reach); whole timeouts that do only that
+//!   much (the clock read, the waker, a Lawn: the thread's own, or one
+//!   behind a mutex), churned in the same harness as the 1-task churn
+//!   (see `minimal`); and what 1.5x of tokio's churn would leave above
+//!   each floor;
 //! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
 //!   all awaited; wall time, process CPU (getrusage) and voluntary context
 //!   switches;
@@ -94,21 +95,24 @@ fn main() {
 
 fn floor_rows(rounds: usize) {
     let mut runs: [Vec<f64>; 3] = Default::default();
-    let (mut lawn, mut tokio, mut minimal) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+    let (mut minimal, mut reachable) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         for (floor, runs) in FLOORS.iter().zip(&mut runs) {
             runs.push(floor_in_tokio(*floor));
         }
         minimal.push(churn(1, Churner::Minimal));
+        reachable.push(churn(1, Churner::Reachable));
         lawn.push(churn(1, Churner::Lawn));
         tokio.push(churn(1, Churner::Tokio));
     }
     let [clock, bare, shared] = runs.map(median);
-    let minimal = median(minimal);
+    let (minimal, reachable) = (median(minimal), median(reachable));
     println!("| the clock read alone (both sides pay it), ns/op | {clock:.1} | {clock:.1} | |");
     println!("| floor: the clock read + the waker's clone and drop + a bare Lawn insert and remove, ns/op | {bare:.1} | | |");
     println!("| floor of a shard other threads can reach: the same Lawn behind a mutex (locked to insert and to remove) and an `Arc` clone and drop, ns/op | {shared:.1} | | |");
     println!("| floor of a whole timeout: the least one filed in a Lawn can do (a thread-local Lawn; no lock, handle, driver or slack level), churned as below, ns/op | {minimal:.1} | | |");
+    println!("| floor of a whole timeout another thread could fire: the same in a shard behind a mutex, ns/op | {reachable:.1} | | |");
     row("timeout churn, 1 task, ns/op", &lawn, &tokio, Better::Lower);
     let (lawn, tokio) = (median(lawn), median(tokio));
     println!(
@@ -117,11 +121,12 @@ fn floor_rows(rounds: usize) {
         tokio - clock
     );
     println!(
-        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor (bare / shared / whole timeout) | {:.1}: {:.1} / {:.1} / {:.1} | | |",
+        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor (bare / shared / whole timeout / whole, reachable) | {:.1}: {:.1} / {:.1} / {:.1} / {:.1} | | |",
         tokio / 1.5,
         tokio / 1.5 - bare,
         tokio / 1.5 - shared,
-        tokio / 1.5 - minimal
+        tokio / 1.5 - minimal,
+        tokio / 1.5 - reachable
     );
 }
 
@@ -327,6 +332,8 @@ enum Churner {
     Tokio,
     /// [`minimal::timeout`].
     Minimal,
+    /// [`minimal::reachable`].
+    Reachable,
 }
 
 /// ns per timeout, `tasks` tasks churning at once on 2 workers.
@@ -364,6 +371,9 @@ async fn churn_task(ops: u64, side: Churner) {
                 poll_once(tokio::time::timeout(Duration::from_secs(10), never())).await
             }
             Churner::Minimal => poll_once(minimal::timeout(Duration::from_secs(10), never())).await,
+            Churner::Reachable => {
+                poll_once(minimal::reachable(Duration::from_secs(10), never())).await
+            }
         }
     }
 }
@@ -472,38 +482,69 @@ fn lateness_block_on(d: Duration) -> (f64, f64) {
     (percentile(&mut late, 50.0), percentile(&mut late, 99.0))
 }
 
-/// The least a timeout filed in a Lawn can do, for the floor of the 1-task
-/// churn: what `lawn_rt::time::timeout` does on its owner's path, less
-/// everything a real timer needs besides the clock read, the shard's
-/// lookup, the waker and the Lawn. Its Lawn is the thread's own, in a
-/// `RefCell`: no lock, no `Arc`, no driver that could fire it, no slack
-/// level, no state beyond the key. Not a usable timer (nothing ever fires
-/// it); any timer that files in a Lawn does all of this and more.
+/// The least a timeout filed in a Lawn can do, for the floors of the
+/// 1-task churn: what `lawn_rt::time::timeout` does on its owner's path,
+/// less everything a real timer needs besides the clock read, the shard's
+/// lookup, the waker and the Lawn: no handle, no count, no slack level, no
+/// driver to tell, no state beyond the key. Not usable timers (nothing
+/// ever fires them). [`timeout`] files in the thread's own Lawn, in a
+/// `RefCell`: no lock either. [`reachable`] files in a shard another
+/// thread could fire: the Lawn behind a mutex, locked to insert and to
+/// remove, in a shard that is never freed (so no count).
 mod minimal {
     use lawn_rt::lawn::{Lawn, TimerKey};
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::future::Future;
     use std::pin::Pin;
+    use std::sync::Mutex;
     use std::task::{Context, Poll, Waker};
     use std::time::{Duration, Instant};
 
     /// The foreign shard's unit for a 10 s timer, as in the floors.
     const UNIT_US: u64 = super::FLOOR_UNIT_US;
+    const _: () = assert!(1_000_000 % UNIT_US == 0, "a second is whole units");
 
-    thread_local! {
-        /// The thread's Lawn and the instant its units count from.
-        static SHARD: RefCell<Option<(Instant, Lawn<Waker>)>> = const { RefCell::new(None) };
+    /// A shard other threads can reach.
+    struct Shard {
+        origin: Instant,
+        lawn: Mutex<Lawn<Waker>>,
     }
 
-    pub(super) struct Timeout<F> {
+    thread_local! {
+        /// The thread's own Lawn and the instant its units count from.
+        static LOCAL: RefCell<Option<(Instant, Lawn<Waker>)>> = const { RefCell::new(None) };
+        /// The thread's reachable shard, made (and leaked) on first use.
+        static SHARD: Cell<Option<&'static Shard>> = const { Cell::new(None) };
+    }
+
+    /// The unit `deadline` falls in, counted from `origin`. In `u64`s (a
+    /// second is a whole number of units), not `as_micros`'s `u128`.
+    #[inline]
+    fn unit(deadline: Instant, origin: Instant) -> u64 {
+        let since = deadline.saturating_duration_since(origin);
+        since.as_secs() * (1_000_000 / UNIT_US) + u64::from(since.subsec_micros()) / UNIT_US
+    }
+
+    /// `REACHABLE` chooses the shard: see the module's docs.
+    pub(super) struct Timeout<F, const REACHABLE: bool> {
         deadline: Instant,
         ttl: u64,
-        key: Option<TimerKey>,
+        key: Option<(TimerKey, Option<&'static Shard>)>,
         future: F,
     }
 
     #[inline]
-    pub(super) fn timeout<F>(duration: Duration, future: F) -> Timeout<F> {
+    pub(super) fn timeout<F>(duration: Duration, future: F) -> Timeout<F, false> {
+        new(duration, future)
+    }
+
+    #[inline]
+    pub(super) fn reachable<F>(duration: Duration, future: F) -> Timeout<F, true> {
+        new(duration, future)
+    }
+
+    #[inline]
+    fn new<F, const REACHABLE: bool>(duration: Duration, future: F) -> Timeout<F, REACHABLE> {
         Timeout {
             deadline: Instant::now() + duration,
             ttl: duration.as_micros() as u64 / UNIT_US,
@@ -512,7 +553,7 @@ mod minimal {
         }
     }
 
-    impl<F: Future + Unpin> Future for Timeout<F> {
+    impl<F: Future + Unpin, const REACHABLE: bool> Future for Timeout<F, REACHABLE> {
         type Output = Option<F::Output>;
 
         fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -520,33 +561,58 @@ mod minimal {
                 return Poll::Ready(Some(out));
             }
             if self.key.is_none() {
+                // Filed in the unit it was made in, from its deadline: no
+                // second clock read.
                 let (deadline, ttl) = (self.deadline, self.ttl);
-                let key = SHARD.with(|shard| {
-                    let mut shard = shard.borrow_mut();
-                    let (origin, lawn) = shard.get_or_insert_with(|| (Instant::now(), Lawn::new()));
-                    // The unit it was made in, from its deadline: no second
-                    // clock read.
-                    let due =
-                        deadline.saturating_duration_since(*origin).as_micros() as u64 / UNIT_US;
-                    lawn.insert(due.saturating_sub(ttl), ttl, cx.waker().clone())
+                self.key = Some(if REACHABLE {
+                    let shard = SHARD.with(|shard| match shard.get() {
+                        Some(shard) => shard,
+                        None => {
+                            let made: &'static Shard = Box::leak(Box::new(Shard {
+                                origin: Instant::now(),
+                                lawn: Mutex::new(Lawn::new()),
+                            }));
+                            shard.set(Some(made));
+                            made
+                        }
+                    });
+                    let due = unit(deadline, shard.origin);
+                    let waker = cx.waker().clone();
+                    let key =
+                        shard
+                            .lawn
+                            .lock()
+                            .unwrap()
+                            .insert(due.saturating_sub(ttl), ttl, waker);
+                    (key, Some(shard))
+                } else {
+                    let key = LOCAL.with(|local| {
+                        let mut local = local.borrow_mut();
+                        let (origin, lawn) =
+                            local.get_or_insert_with(|| (Instant::now(), Lawn::new()));
+                        let due = unit(deadline, *origin);
+                        lawn.insert(due.saturating_sub(ttl), ttl, cx.waker().clone())
+                    });
+                    (key, None)
                 });
-                self.key = Some(key);
             }
             Poll::Pending
         }
     }
 
-    impl<F> Drop for Timeout<F> {
+    impl<F, const REACHABLE: bool> Drop for Timeout<F, REACHABLE> {
         fn drop(&mut self) {
-            if let Some(key) = self.key {
-                SHARD.with(|shard| {
-                    let waker = shard
+            let waker = match self.key {
+                None => None,
+                Some((key, Some(shard))) => shard.lawn.lock().unwrap().remove(key),
+                Some((key, None)) => LOCAL.with(|local| {
+                    local
                         .borrow_mut()
                         .as_mut()
-                        .and_then(|(_, lawn)| lawn.remove(key));
-                    drop(waker);
-                });
-            }
+                        .and_then(|(_, lawn)| lawn.remove(key))
+                }),
+            };
+            drop(waker);
         }
     }
 }
