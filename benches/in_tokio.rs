@@ -20,9 +20,10 @@
 //!   mutex locked to insert and to remove and reached through an `Arc`
 //!   (a shard other threads can reach); whole timeouts that do only that
 //!   much (the clock read, the waker, a Lawn: the thread's own, or one
-//!   behind a mutex), churned in the same harness as the 1-task churn
-//!   (see `minimal`); and what 1.5x of tokio's churn would leave above
-//!   each floor;
+//!   behind a mutex; or, for a design that files in the Lawn only the
+//!   timers that live a while, a plain slab behind a mutex), churned in
+//!   the same harness as the 1-task churn (see `minimal`); and what 1.5x
+//!   of tokio's churn would leave above each floor;
 //! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
 //!   all awaited; wall time, process CPU (getrusage) and voluntary context
 //!   switches;
@@ -94,8 +95,8 @@ fn main() {
 }
 
 fn floor_rows(rounds: usize) {
-    // Per round: the three loop floors, the two whole-timeout floors, and
-    // both sides' churn, in an order that rotates from round to round.
+    // Per round: the three loop floors, the three whole-timeout floors,
+    // and both sides' churn, in an order that rotates from round to round.
     const MEASURES: usize = 8;
     let mut runs: [Vec<f64>; MEASURES] = Default::default();
     for round in 0..rounds {
@@ -347,20 +348,20 @@ enum Churner {
 }
 
 /// ns per timeout, `tasks` tasks churning at once on 2 workers.
-fn churn(tasks: u64, side: Churner) -> f64 {
+fn churn(tasks: u64, churner: Churner) -> f64 {
     let rt = tokio_runtime();
     let per_task = CHURN_OPS / tasks;
     let elapsed = rt.block_on(async move {
         // Warm up every worker's timers.
         let warm: Vec<_> = (0..tasks)
-            .map(|_| tokio::spawn(churn_task(1_000, side)))
+            .map(|_| tokio::spawn(churn_task(1_000, churner)))
             .collect();
         for w in warm {
             w.await.expect("a churn task panicked");
         }
         let start = Instant::now();
         let handles: Vec<_> = (0..tasks)
-            .map(|_| tokio::spawn(churn_task(per_task, side)))
+            .map(|_| tokio::spawn(churn_task(per_task, churner)))
             .collect();
         for h in handles {
             h.await.expect("a churn task panicked");
@@ -370,10 +371,10 @@ fn churn(tasks: u64, side: Churner) -> f64 {
     elapsed.as_nanos() as f64 / (per_task * tasks) as f64
 }
 
-async fn churn_task(ops: u64, side: Churner) {
+async fn churn_task(ops: u64, churner: Churner) {
     let never = std::future::pending::<()>;
     for _ in 0..ops {
-        match side {
+        match churner {
             Churner::Lawn => {
                 poll_once(lawn_rt::time::timeout(Duration::from_secs(10), never())).await
             }
