@@ -518,10 +518,11 @@ mod minimal {
     const UNIT_US: u64 = super::FLOOR_UNIT_US;
     const _: () = assert!(1_000_000 % UNIT_US == 0, "a second is whole units");
 
-    /// A thread's Lawn, and the instant its units count from.
+    /// A thread's timers (a Lawn, or the staging slab), and the instant
+    /// their units count from.
     struct Shard<L> {
         origin: Instant,
-        lawn: L,
+        timers: L,
     }
 
     thread_local! {
@@ -531,13 +532,13 @@ mod minimal {
 
     /// The shard in `slot`, made on first use.
     #[inline]
-    fn shard<L>(slot: &Cell<Option<&'static Shard<L>>>, lawn: fn() -> L) -> &'static Shard<L> {
+    fn shard<L>(slot: &Cell<Option<&'static Shard<L>>>, timers: fn() -> L) -> &'static Shard<L> {
         match slot.get() {
             Some(shard) => shard,
             None => {
                 let shard: &'static Shard<L> = Box::leak(Box::new(Shard {
                     origin: Instant::now(),
-                    lawn: lawn(),
+                    timers: timers(),
                 }));
                 slot.set(Some(shard));
                 shard
@@ -572,7 +573,7 @@ mod minimal {
         fn insert(self, now: u64, ttl: u64, waker: Waker) -> TimerKey {
             LOCAL.with(|slot| {
                 shard(slot, || RefCell::new(Lawn::new()))
-                    .lawn
+                    .timers
                     .borrow_mut()
                     .insert(now, ttl, waker)
             })
@@ -581,7 +582,7 @@ mod minimal {
         fn remove(self, key: TimerKey) -> Option<Waker> {
             LOCAL.with(|slot| {
                 shard(slot, || RefCell::new(Lawn::new()))
-                    .lawn
+                    .timers
                     .borrow_mut()
                     .remove(key)
             })
@@ -601,11 +602,11 @@ mod minimal {
         }
         #[inline]
         fn insert(self, now: u64, ttl: u64, waker: Waker) -> TimerKey {
-            self.0.lawn.lock().unwrap().insert(now, ttl, waker)
+            self.0.timers.lock().unwrap().insert(now, ttl, waker)
         }
         #[inline]
         fn remove(self, key: TimerKey) -> Option<Waker> {
-            self.0.lawn.lock().unwrap().remove(key)
+            self.0.timers.lock().unwrap().remove(key)
         }
     }
 
@@ -636,7 +637,7 @@ mod minimal {
         }
         #[inline]
         fn insert(self, now: u64, ttl: u64, waker: Waker) -> u32 {
-            let mut slab = self.0.lawn.lock().unwrap();
+            let mut slab = self.0.timers.lock().unwrap();
             let entry = (now + ttl, Some(waker));
             match slab.free.pop() {
                 Some(i) => {
@@ -651,7 +652,7 @@ mod minimal {
         }
         #[inline]
         fn remove(self, key: u32) -> Option<Waker> {
-            let mut slab = self.0.lawn.lock().unwrap();
+            let mut slab = self.0.timers.lock().unwrap();
             let waker = slab.slots[key as usize].1.take();
             slab.free.push(key);
             waker
