@@ -11,7 +11,10 @@
 //! In a tokio multi-thread runtime with 2 workers:
 //! - **churn**, 1, 2 and 8 tasks: each task wraps a future that never
 //!   completes in a 10 s `timeout`, polls it once (registering the timer)
-//!   and drops it (cancelling it), over and over; ns per timeout;
+//!   and drops it (cancelling it), over and over; ns per timeout. Then the
+//!   same with 1 task for two other shapes of lone timer: a 100 ms
+//!   `timeout` (due soon), and `timeout_at` one deadline 10 s after the
+//!   task began (a TTL that never repeats);
 //! - **floor**, one task: what any timeout filed in a Lawn pays at least,
 //!   in the same rounds as 1-task churn on both sides: the clock read
 //!   alone; the clock read plus the waker's clone and drop plus a bare
@@ -75,6 +78,22 @@ fn main() {
         }
         row(
             &format!("timeout churn, {tasks} task(s), ns/op"),
+            &lawn,
+            &tokio,
+            Better::Lower,
+        );
+    }
+    for shape in [Shape::Short, Shape::At]
+        .into_iter()
+        .filter(|_| run("churn"))
+    {
+        let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            lawn.push(churn_shaped(1, Churner::Lawn, shape));
+            tokio.push(churn_shaped(1, Churner::Tokio, shape));
+        }
+        row(
+            &format!("timeout churn, 1 task, {}, ns/op", shape.name()),
             &lawn,
             &tokio,
             Better::Lower,
@@ -347,21 +366,49 @@ enum Churner {
     Staged,
 }
 
-/// ns per timeout, `tasks` tasks churning at once on 2 workers.
+/// What each churned timeout is.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `timeout(10 s, ..)`.
+    Long,
+    /// `timeout(100 ms, ..)`: due soon enough for the Lawn's near window.
+    Short,
+    /// `timeout_at(deadline, ..)`, one deadline 10 s after the task began:
+    /// a TTL that shrinks from one timeout to the next (a request's
+    /// deadline passed down to each step), so it never repeats.
+    At,
+}
+
+impl Shape {
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Long => "10 s timeout",
+            Shape::Short => "100 ms timeout",
+            Shape::At => "timeout_at one deadline 10 s ahead",
+        }
+    }
+}
+
+/// ns per timeout, `tasks` tasks churning 10 s timeouts at once on 2 workers.
 fn churn(tasks: u64, churner: Churner) -> f64 {
+    churn_shaped(tasks, churner, Shape::Long)
+}
+
+/// ns per timeout, `tasks` tasks churning timeouts of `shape` at once.
+fn churn_shaped(tasks: u64, churner: Churner, shape: Shape) -> f64 {
     let rt = tokio_runtime();
     let per_task = CHURN_OPS / tasks;
     let elapsed = rt.block_on(async move {
         // Warm up every worker's timers.
         let warm: Vec<_> = (0..tasks)
-            .map(|_| tokio::spawn(churn_task(1_000, churner)))
+            .map(|_| tokio::spawn(churn_task(1_000, churner, shape)))
             .collect();
         for w in warm {
             w.await.expect("a churn task panicked");
         }
         let start = Instant::now();
         let handles: Vec<_> = (0..tasks)
-            .map(|_| tokio::spawn(churn_task(per_task, churner)))
+            .map(|_| tokio::spawn(churn_task(per_task, churner, shape)))
             .collect();
         for h in handles {
             h.await.expect("a churn task panicked");
@@ -371,21 +418,28 @@ fn churn(tasks: u64, churner: Churner) -> f64 {
     elapsed.as_nanos() as f64 / (per_task * tasks) as f64
 }
 
-async fn churn_task(ops: u64, churner: Churner) {
+async fn churn_task(ops: u64, churner: Churner, shape: Shape) {
     let never = std::future::pending::<()>;
+    let ttl = match shape {
+        Shape::Short => Duration::from_millis(100),
+        Shape::Long | Shape::At => Duration::from_secs(10),
+    };
+    let deadline = Instant::now() + ttl;
     for _ in 0..ops {
-        match churner {
-            Churner::Lawn => {
-                poll_once(lawn_rt::time::timeout(Duration::from_secs(10), never())).await
+        match (churner, shape) {
+            (Churner::Lawn, Shape::At) => {
+                let at = lawn_rt::time::Instant::from_std(deadline);
+                poll_once(lawn_rt::time::timeout_at(at, never())).await
             }
-            Churner::Tokio => {
-                poll_once(tokio::time::timeout(Duration::from_secs(10), never())).await
+            (Churner::Tokio, Shape::At) => {
+                let at = tokio::time::Instant::from_std(deadline);
+                poll_once(tokio::time::timeout_at(at, never())).await
             }
-            Churner::Minimal => poll_once(minimal::timeout(Duration::from_secs(10), never())).await,
-            Churner::Reachable => {
-                poll_once(minimal::reachable(Duration::from_secs(10), never())).await
-            }
-            Churner::Staged => poll_once(minimal::staged(Duration::from_secs(10), never())).await,
+            (Churner::Lawn, _) => poll_once(lawn_rt::time::timeout(ttl, never())).await,
+            (Churner::Tokio, _) => poll_once(tokio::time::timeout(ttl, never())).await,
+            (Churner::Minimal, _) => poll_once(minimal::timeout(ttl, never())).await,
+            (Churner::Reachable, _) => poll_once(minimal::reachable(ttl, never())).await,
+            (Churner::Staged, _) => poll_once(minimal::staged(ttl, never())).await,
         }
     }
 }

@@ -23,7 +23,7 @@ pub(super) const FINE: u64 = 1 << FINE_BITS;
 pub(super) const EXACT_CAP: usize = 256;
 /// Below this, classes are one tick wide: exact already, no map needed.
 pub(super) const EXACT_MIN: u64 = FINE << 1;
-/// Empty exact buckets kept alive at most (see [`Buckets::retire`]).
+/// Empty buckets kept alive at most (see [`Buckets::retire`]).
 pub(super) const DORMANT: usize = 4;
 /// Entries of the TTL memo (a power of two).
 const MEMO: usize = 64;
@@ -127,10 +127,12 @@ pub(super) struct Buckets {
     /// `classes[index]` is the live bucket of that class, or [`NONE`];
     /// grown on demand up to [`CLASS_COUNT`].
     classes: Vec<u16>,
-    /// Exact buckets that emptied lately and are kept, empty, with their
-    /// open chunk, oldest first: a TTL whose only timer is cancelled and
-    /// started again (a request timeout, one request at a time) reuses its
-    /// bucket instead of freeing it and making it again on every request.
+    /// Buckets that emptied lately and are kept, empty, with their open
+    /// chunk, oldest first: a TTL whose only timer is cancelled and started
+    /// again (a request timeout, one request at a time) reuses its bucket
+    /// instead of freeing it and making it again on every request; so does
+    /// a class whose lone timers' TTLs never repeat (`timeout_at` a
+    /// deadline that is not a fixed time ahead).
     dormant: Vec<u16>,
 }
 
@@ -251,14 +253,11 @@ impl Buckets {
         }
     }
 
-    /// Takes a bucket that just emptied out of service: an exact one goes
-    /// dormant (kept for its TTL's next timer). Returns the bucket actually
-    /// freed, if any (a class bucket, or the oldest dormant one pushed
-    /// out), with its id, so its open chunk can be closed.
+    /// Takes a bucket that just emptied out of service: it goes dormant
+    /// (kept for its TTL's or its class's next timer). Returns the bucket
+    /// actually freed, if any (the oldest dormant one, pushed out), with
+    /// its id, so its open chunk can be closed.
     pub(super) fn retire(&mut self, id: u16) -> Option<(u16, Bucket)> {
-        if !matches!(self.get_mut(id).kind, Kind::Exact { .. }) {
-            return Some((id, self.release(id)));
-        }
         if self.dormant.len() == DORMANT {
             let oldest = self.dormant.remove(0);
             self.dormant.push(id);
@@ -342,8 +341,8 @@ impl Buckets {
         }
         for &id in &self.dormant {
             match self.slots.get(id as usize) {
-                Some(Some(b)) if b.len == 0 && matches!(b.kind, Kind::Exact { .. }) => {}
-                _ => return Err(format!("dormant bucket {id} is not an empty exact bucket")),
+                Some(Some(b)) if b.len == 0 => {}
+                _ => return Err(format!("dormant bucket {id} is not an empty bucket")),
             }
         }
         let live = self.live().count();

@@ -47,7 +47,7 @@
 //!    cancelled and started again keeps its bucket), so a workload of a
 //!    few TTLs, whatever their size, gets exact buckets from its second
 //!    timer on, while TTLs that never recur do not churn through buckets of
-//!    one timer each;
+//!    one timer each (class buckets get the same grace when they empty);
 //! 2. otherwise a **class** bucket: TTLs are quantized like a float with a
 //!    6-bit mantissa, so the octave `[2^e, 2^(e+1))` splits into 64 classes,
 //!    each `2^(e-6)` ticks wide (under 1/64 of the TTL). TTLs below 128 get
@@ -114,10 +114,11 @@
 //!   that empties and refills the slab keeps its pages. Slots never
 //!   move (keys are indexes), so one long-lived timer near the end of the
 //!   slab holds it at that length until it goes. Empty buckets are freed at
-//!   once, but for the four exact buckets that emptied last, which keep
-//!   their open chunk (also at the slab's end, unless free chunks wait
-//!   behind it): start-and-cancel of a lone timer then costs no bucket or
-//!   chunk churn.
+//!   once, but for the four buckets (exact or class) that emptied last,
+//!   which keep their open chunk (also at the slab's end, unless free
+//!   chunks wait behind it), and the near window keeps its open chunk when
+//!   it empties: start-and-cancel of a lone timer then costs no bucket or
+//!   chunk churn, whether its TTL recurs, never recurs, or is short.
 //!
 //! # Time
 //!
@@ -749,11 +750,8 @@ impl<T> Lawn<T> {
             }
         };
         b.len += 1;
-        let exact = matches!(b.kind, Kind::Exact { .. });
         if self.nodes.push_back(&mut b.ends, index, bucket) {
-            if exact {
-                self.buckets.revive(bucket);
-            }
+            self.buckets.revive(bucket);
             self.heap.push(bucket, key, index);
         }
         self.nodes.node_mut(index).lead = lead;
@@ -787,11 +785,12 @@ impl<T> Lawn<T> {
         let slot = self.near.slot_mut(deadline);
         self.nodes.unlink_from(slot, index);
         if slot.head == NIL {
+            // The window keeps its open chunk when it empties, as a dormant
+            // bucket does: a short timer started and cancelled over and
+            // over (a 100 ms request timeout, one request at a time) would
+            // otherwise close, cut off and open a chunk each time. The slab
+            // still cuts the chunk off once free chunks wait behind it.
             self.near.emptied(deadline);
-            if self.near.live() == 0 {
-                let open = std::mem::replace(&mut self.near.open, NIL);
-                self.nodes.close(NEAR_BUCKET, open);
-            }
         }
     }
 }

@@ -296,6 +296,58 @@ fn empty_buckets_are_freed() {
     checked(&lawn);
 }
 
+/// A lone timer started and cancelled over and over (one request at a time
+/// with its timeout) finds the bucket or window slot it left, with its open
+/// chunk: no bucket made and freed, no chunk opened and cut off, each time.
+/// Its TTL may recur (an exact bucket), never recur (a class bucket: a
+/// `timeout_at` a moving distance ahead) or be short (the near window).
+#[test]
+fn a_lone_timer_churns_no_bucket_and_no_chunk() {
+    type TtlOf = fn(u64) -> u64;
+    let shapes: [(&str, TtlOf); 3] = [
+        ("recurring", |_| 312_500),
+        ("never recurring", |i| 312_500 + (i * 7_919) % 1_000),
+        ("short", |i| 100 + i % 3),
+    ];
+    for (shape, ttl_of) in shapes {
+        let mut lawn = Lawn::new();
+        let mut home = None;
+        for i in 0..2_000u64 {
+            let key = lawn.insert(i / 64, ttl_of(i), i);
+            let (index, _) = key.into_raw();
+            let bucket = lawn.nodes.node(index).bucket;
+            let open = match bucket {
+                NEAR_BUCKET => lawn.near.open,
+                id => lawn.buckets.get(id).open,
+            };
+            assert!(lawn.nodes.owns(bucket, open), "{shape}: no open chunk");
+            // From the second round on (the first sighting of a TTL makes
+            // a class bucket, the second an exact one), the same bucket and
+            // chunk every time.
+            if i >= 2 {
+                assert_eq!(
+                    home.replace((bucket, open)).unwrap_or((bucket, open)),
+                    (bucket, open),
+                    "{shape}: moved at {i}"
+                );
+            }
+            assert_eq!(lawn.remove(key), Some(i));
+            assert!(
+                lawn.nodes.owns(bucket, open),
+                "{shape}: the chunk was closed at {i}"
+            );
+            if bucket != NEAR_BUCKET {
+                assert!(
+                    lawn.buckets.is_dormant(bucket),
+                    "{shape}: bucket freed at {i}"
+                );
+            }
+            assert_eq!(lawn.bucket_count(), 0);
+            checked(&lawn);
+        }
+    }
+}
+
 #[test]
 fn memory_comes_back_when_load_drops() {
     let mut lawn = Lawn::new();
