@@ -1,7 +1,7 @@
 //! Randomized model test: the Lawn against a `BTreeMap` keyed by deadline.
 //!
-//! For each TTL mix, a million random operations (insert, cancel, reset,
-//! stale-key use, advance-and-pop-everything-due). At every advance the set
+//! For each TTL mix, a million random operations (insert, deferred or
+//! not, cancel, reset, stale-key use, advance-and-pop-everything-due). At every advance the set
 //! the Lawn hands out must equal the reference's due set, and the Lawn's
 //! structure is walked by [`Lawn::check`] every few hundred operations.
 //!
@@ -117,7 +117,11 @@ impl Model {
         };
         let id = self.next_id;
         self.next_id += 1;
-        let key = self.lawn.insert(now, ttl, id);
+        // Half the timers start deferred (staged until the tick moves on).
+        let key = match self.rng.percent() < 50 {
+            true => self.lawn.insert_deferred(now, ttl, id),
+            false => self.lawn.insert(now, ttl, id),
+        };
         let deadline = now.saturating_add(ttl);
         assert_eq!(self.lawn.deadline(key), Some(deadline));
         self.by_deadline.insert((deadline, id), key);

@@ -310,7 +310,13 @@ impl<T> Levels<T> {
         }
         let (now, ttl) = self.in_units(level, now, due);
         self.due_from = self.due_from.min(due);
-        Ok(tag(level, self.lawns[level].insert(now, ttl, value)))
+        // Deferred: a timer cancelled before its level's tick moves on (a
+        // timeout around a call that returned at once) never reaches a
+        // bucket (see `Lawn::insert_deferred`).
+        Ok(tag(
+            level,
+            self.lawns[level].insert_deferred(now, ttl, value),
+        ))
     }
 
     /// `now` (rounded down) and the TTL to `due` (rounded up) in the

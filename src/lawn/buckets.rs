@@ -175,6 +175,22 @@ impl Buckets {
         self.select_slow(ttl)
     }
 
+    /// The bucket [`select`](Buckets::select) would most likely file `ttl`
+    /// in, if it exists, found without creating or recording anything: the
+    /// memo's exact bucket, or the TTL's class bucket.
+    #[inline]
+    pub(super) fn find(&self, ttl: u64) -> Option<u16> {
+        if ttl >= EXACT_MIN {
+            if let Some(&(seen, id)) = self.memo.get(memo_slot(ttl)) {
+                if seen == ttl && id != NONE {
+                    return Some(id);
+                }
+            }
+        }
+        let id = *self.classes.get(class_of(ttl).0)?;
+        (id != NONE).then_some(id)
+    }
+
     #[inline(never)]
     fn select_slow(&mut self, ttl: u64) -> u16 {
         if ttl >= EXACT_MIN {
@@ -244,9 +260,9 @@ impl Buckets {
             }
             None => {
                 let id = self.slots.len();
-                // The two ids below `u16::MAX` name the near window and the
-                // shared chunks.
-                assert!(id < NEAR_BUCKET as usize - 1, "lawn: bucket table overflow");
+                // The three ids below `u16::MAX` name the near window, the
+                // shared chunks and the staged timers.
+                assert!(id < NEAR_BUCKET as usize - 2, "lawn: bucket table overflow");
                 self.slots.push(Some(bucket));
                 id as u16
             }

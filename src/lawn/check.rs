@@ -65,6 +65,7 @@ impl<T> Lawn<T> {
         let mut open: Vec<(u16, u32)> = self.buckets.live().map(|(id, b)| (id, b.open)).collect();
         open.push((NEAR_BUCKET, self.near.open));
         open.push((super::SHARED_CHUNKS, self.shared_open));
+        open.push((super::STAGED, self.staged.open));
         self.nodes.check(&open)?;
         self.buckets.check()?;
         self.heap.check()?;
@@ -125,6 +126,7 @@ impl<T> Lawn<T> {
             linked += bucket.len as usize;
         }
         linked += self.check_near(&mut seen)?;
+        linked += self.check_staged(&mut seen)?;
         ensure!(
             linked == self.nodes.len(),
             "{linked} linked of {} timers",
@@ -142,12 +144,46 @@ impl<T> Lawn<T> {
                 "heap entry of bucket {id} is stale"
             );
         }
-        let earliest = match (self.heap.peek(), self.near.next()) {
+        let filed = match (self.heap.peek(), self.near.next()) {
             (Some((key, _)), Some(near)) => Some(key.min(near)),
             (heap, near) => heap.map(|(key, _)| key).or(near),
         };
+        let earliest = match self.staged.ends.head {
+            NIL => filed,
+            _ => Some(filed.unwrap_or(u64::MAX).min(self.staged.min)),
+        };
         ensure!(self.next_deadline() == earliest, "next_deadline is stale");
         Ok(())
+    }
+
+    /// Walks the staged timers; returns how many there are.
+    fn check_staged(&self, seen: &mut std::collections::HashSet<u32>) -> Result<usize, String> {
+        let (mut prev, mut index, mut count) = (NIL, self.staged.ends.head, 0);
+        while index != NIL {
+            ensure!(seen.insert(index), "node {index} is linked twice");
+            let node = self.nodes.node(index);
+            ensure!(node.bucket == super::STAGED, "node {index} is not staged");
+            ensure!(node.prev == prev, "staged node {index} is mislinked");
+            ensure!(
+                self.staged.min <= node.deadline,
+                "staged node {index} is due before the staged minimum"
+            );
+            ensure!(
+                self.staged.base <= self.elapsed,
+                "staged timers started after the latest tick"
+            );
+            count += 1;
+            (prev, index) = (index, node.next);
+        }
+        ensure!(
+            self.staged.ends.tail == prev,
+            "the staged list's tail is stale"
+        );
+        ensure!(
+            count > 0 || self.staged.min == u64::MAX,
+            "no timer is staged, but the staged minimum is set"
+        );
+        Ok(count)
     }
 
     /// Walks the near window's slots; returns how many timers it holds.

@@ -74,6 +74,7 @@
 //! | operation | cost |
 //! |---|---|
 //! | [`insert`](Lawn::insert) | O(1) amortized (an append; a hash lookup for TTLs `>= 64` that miss the one-entry cache; O(log t) only if the bucket was empty) |
+//! | [`insert_deferred`](Lawn::insert_deferred) | O(1): an append to the staged list; its filing, an `insert`'s work, comes later, and never for a timer cancelled first |
 //! | [`remove`](Lawn::remove) | O(1); O(log t) when it removes a bucket head |
 //! | [`reset`](Lawn::reset) | a remove and an insert, keeping the key |
 //! | [`next_deadline`](Lawn::next_deadline) | O(1) |
@@ -120,6 +121,34 @@
 //!   it empties: start-and-cancel of a lone timer then costs no bucket or
 //!   chunk churn, whether its TTL recurs, never recurs, or is short.
 //!
+//! # Deferred filing
+//!
+//! Most timeouts are cancelled moments after they start: the call they
+//! guard returned. [`insert_deferred`](Lawn::insert_deferred) (the timer
+//! driver's way in) lets such a timer skip the buckets altogether. It
+//! *stages* the timer: a slot and an append to one FIFO of the timers
+//! started at the current tick. A timer cancelled while staged costs an
+//! unlink and nothing more: no bucket looked up, made or kept, no heap
+//! work. The staged timers are *filed* (put in their buckets, as `insert`
+//! would have) the moment anything could tell the difference:
+//!
+//! - a timer is started at a later tick, deferred or not;
+//! - a timer is reset, or [`pop_expired`](Lawn::pop_expired) finds
+//!   something due (a re-filed timer goes in as of a later tick).
+//!
+//! They are filed in the order they started and as of the tick they
+//! started at, before any timer filed at a later tick, so every bucket
+//! stays in deadline order exactly as if they had been filed at once.
+//! Meanwhile the Lawn sees them as pending: `next_deadline` takes the least
+//! staged deadline into account (it may stay early, never late, if that
+//! timer is cancelled while others stay staged: at most one early wake-up
+//! until the next filing), and so do `last_deadline_by` and `earliest`.
+//! Only [`bucket_count`](Lawn::bucket_count) leaves them out. A staged
+//! timer takes its slot from the chunk of the bucket it will most likely
+//! be filed in, when that bucket exists, so timers that live keep their
+//! bucket's order in memory; staging costs no memory of its own (the
+//! staged list is linked through the slots).
+//!
 //! # Time
 //!
 //! Ticks never go backwards: the Lawn remembers the latest tick it was given
@@ -153,6 +182,10 @@ use near::{Near, NEAR_BUCKET};
 
 /// The owner of the slab chunks that small buckets share.
 const SHARED_CHUNKS: u16 = NEAR_BUCKET - 1;
+/// The `bucket` of a staged node (see [Deferred filing](self#deferred-filing)),
+/// and the owner of the chunks staged nodes take their slots from when the
+/// bucket they will be filed in does not exist yet. Bucket ids stay below it.
+const STAGED: u16 = NEAR_BUCKET - 2;
 /// Once this many buckets are in the heap, a bucket allocates from a chunk
 /// of its own only from its [`OWN_CHUNK_AT`]th timer on; before that it
 /// takes slots from chunks shared by all small buckets. (A chunk per
@@ -163,7 +196,7 @@ const SHARED_CHUNKS: u16 = NEAR_BUCKET - 1;
 /// TTLs keep their timers apart.)
 const SHARE_FROM_BUCKETS: usize = 8;
 const OWN_CHUNK_AT: u32 = 16;
-use slab::{Slab, NIL};
+use slab::{Ends, Slab, NIL};
 
 pub use check::CorruptLawn;
 
@@ -231,8 +264,40 @@ pub struct Lawn<T> {
     /// The chunk that buckets holding under [`OWN_CHUNK_AT`] timers
     /// allocate from, together, or `NIL`.
     shared_open: u32,
+    /// Timers started by [`insert_deferred`](Lawn::insert_deferred) and not
+    /// yet filed in a bucket.
+    staged: Staged,
     /// The latest tick seen.
     elapsed: u64,
+}
+
+/// The timers [`Lawn::insert_deferred`] started at one tick and has not yet
+/// filed (see [Deferred filing](self#deferred-filing)): a FIFO linked
+/// through the slab like a bucket, in the order they were started.
+#[derive(Clone, Debug)]
+struct Staged {
+    ends: Ends,
+    /// The tick they were started at (only meaningful while `ends` is not
+    /// empty).
+    base: u64,
+    /// No staged timer is due before this (`u64::MAX` when none is staged):
+    /// the least deadline staged since the list last emptied, so a
+    /// cancelled one may leave it early, never late.
+    min: u64,
+    /// The chunk staged timers take slots from when the bucket they will be
+    /// filed in does not exist yet, or `NIL`.
+    open: u32,
+}
+
+impl Staged {
+    const fn new() -> Staged {
+        Staged {
+            ends: Ends::EMPTY,
+            base: 0,
+            min: u64::MAX,
+            open: NIL,
+        }
+    }
 }
 
 impl<T> Default for Lawn<T> {
@@ -268,6 +333,7 @@ impl<T> Lawn<T> {
             heap: BucketHeap::new(),
             near: Near::new(),
             shared_open: NIL,
+            staged: Staged::new(),
             elapsed: 0,
         }
     }
@@ -289,6 +355,7 @@ impl<T> Lawn<T> {
     ///
     /// If the Lawn already holds `u32::MAX - 1` timers.
     pub fn insert(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
+        self.file_staged();
         let base = self.observe(now);
         let deadline = now.saturating_add(ttl);
         if self.near.admits(base, deadline) {
@@ -307,6 +374,90 @@ impl<T> Lawn<T> {
         let (index, gen) = self.nodes.insert(owner, open, value, deadline);
         self.link(index, bucket, base, deadline);
         TimerKey { index, gen }
+    }
+
+    /// Starts a timer like [`insert`](Lawn::insert), but files it in its
+    /// bucket only later: when a timer is started at a later tick, or
+    /// before any other call that files or hands out timers. A timer
+    /// cancelled before then (a timeout around a call that returned at
+    /// once) never touches a bucket or the bucket heap: its start and
+    /// cancel cost a slot and a link. See
+    /// [Deferred filing](self#deferred-filing).
+    ///
+    /// Every other call sees the timer as pending from the start: `get`,
+    /// `deadline`, `remove`, `reset`, `len`, `next_deadline`, `earliest`
+    /// and `pop_expired` (which hands it out when due, never early).
+    /// [`bucket_count`](Lawn::bucket_count) does not count it until it is
+    /// filed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let a = lawn.insert_deferred(0, 10, "a");
+    /// let b = lawn.insert_deferred(0, 10, "b");
+    /// assert_eq!((lawn.len(), lawn.bucket_count()), (2, 0)); // staged
+    /// assert_eq!(lawn.next_deadline(), Some(10));
+    /// assert_eq!(lawn.remove(a), Some("a")); // cancelled: never filed
+    /// lawn.insert_deferred(1, 10, "c"); // a later tick files "b"
+    /// assert_eq!(lawn.bucket_count(), 1);
+    /// assert_eq!(lawn.pop_expired(10), Some((b, "b")));
+    /// assert_eq!(lawn.pop_expired(11).map(|(_, v)| v), Some("c"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the Lawn already holds `u32::MAX - 1` timers.
+    pub fn insert_deferred(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
+        let base = self.observe(now);
+        if base != self.staged.base {
+            self.file_staged();
+            self.staged.base = base;
+        }
+        let deadline = now.saturating_add(ttl);
+        // The slot comes from the chunk of the bucket it will be filed in,
+        // if that bucket exists, so that timers which live keep their
+        // bucket's order in memory (see `slab.rs`); this is only where the
+        // slot is, and filing chooses the bucket again.
+        let (owner, open) = if self.near.admits(base, deadline) {
+            (NEAR_BUCKET, &mut self.near.open)
+        } else {
+            match self.buckets.find(deadline.saturating_sub(base)) {
+                Some(id) => {
+                    let b = self.buckets.get_mut(id);
+                    match b.len < OWN_CHUNK_AT && self.heap.len() >= SHARE_FROM_BUCKETS {
+                        true => (SHARED_CHUNKS, &mut self.shared_open),
+                        false => (id, &mut b.open),
+                    }
+                }
+                None => (STAGED, &mut self.staged.open),
+            }
+        };
+        let (index, gen) = self.nodes.insert(owner, open, value, deadline);
+        self.nodes.push_back(&mut self.staged.ends, index, STAGED);
+        self.staged.min = self.staged.min.min(deadline);
+        TimerKey { index, gen }
+    }
+
+    /// Files every staged timer in its bucket, in the order they were
+    /// started and as of the tick they were started at, so that each
+    /// bucket stays in deadline order (see [Deferred filing](self#deferred-filing)).
+    #[inline]
+    fn file_staged(&mut self) {
+        if self.staged.ends.head != NIL {
+            self.file_staged_now();
+        }
+    }
+
+    #[inline(never)]
+    fn file_staged_now(&mut self) {
+        let base = self.staged.base;
+        while self.staged.ends.head != NIL {
+            let index = self.staged.ends.head;
+            self.nodes.unlink_from(&mut self.staged.ends, index);
+            self.file(index, base);
+        }
+        self.staged.min = u64::MAX;
     }
 
     /// Cancels a timer and returns its value; `None` if the key is stale. O(1).
@@ -342,6 +493,7 @@ impl<T> Lawn<T> {
         if self.nodes.get(key.index, key.gen).is_none() {
             return false;
         }
+        self.file_staged();
         self.unlink(key.index);
         let base = self.observe(now);
         self.nodes.node_mut(key.index).deadline = now.saturating_add(ttl);
@@ -408,10 +560,12 @@ impl<T> Lawn<T> {
     /// ```
     #[inline]
     pub fn next_deadline(&self) -> Option<u64> {
-        match (self.near.next(), self.heap.peek()) {
-            (Some(near), Some((key, _))) => Some(near.min(key)),
-            (near, heap) => near.or(heap.map(|(key, _)| key)),
+        if self.is_empty() {
+            return None;
         }
+        let near = self.near.next().unwrap_or(u64::MAX);
+        let heap = self.heap.peek().map_or(u64::MAX, |(key, _)| key);
+        Some(near.min(heap).min(self.staged.min))
     }
 
     /// A deadline of a pending timer at or before `t`, as late as the Lawn
@@ -434,7 +588,8 @@ impl<T> Lawn<T> {
     pub fn last_deadline_by(&self, t: u64) -> Option<u64> {
         let near = self.near.last_by(t);
         let heap = self.heap.peek().map(|(key, _)| key).filter(|&key| key <= t);
-        near.max(heap)
+        let staged = Some(self.staged.min).filter(|&min| min <= t);
+        near.max(heap).max(staged)
     }
 
     /// The pending timer with the earliest deadline, or `None` if the Lawn
@@ -443,7 +598,8 @@ impl<T> Lawn<T> {
     /// first.
     ///
     /// O(buckets) (plus the timers of a class bucket that are filed with a
-    /// key before the best deadline found), where
+    /// key before the best deadline found, and the timers not yet filed by
+    /// [`insert_deferred`](Lawn::insert_deferred)), where
     /// [`next_deadline`](Lawn::next_deadline) is O(1) but may be early: meant
     /// for an occasional look, not for every tick.
     ///
@@ -463,6 +619,14 @@ impl<T> Lawn<T> {
             .near
             .next()
             .map(|tick| (tick, self.near.slot(tick).head));
+        let mut at = self.staged.ends.head;
+        while at != NIL {
+            let node = self.nodes.node(at);
+            if best.is_none_or(|(deadline, _)| node.deadline < deadline) {
+                best = Some((node.deadline, at));
+            }
+            at = node.next;
+        }
         for (_, _, head) in self.heap.iter() {
             // A bucket's keys are lower bounds of its deadlines and never
             // decrease along it: stop where they reach the best deadline.
@@ -512,6 +676,9 @@ impl<T> Lawn<T> {
 
     /// The part of [`pop_expired`](Lawn::pop_expired) that does work.
     fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
+        // Filed first: a timer re-filed below goes in as of `now`, after
+        // the staged ones, which were started earlier.
+        self.file_staged();
         loop {
             let index = match (self.near.next(), self.heap.top()) {
                 (Some(near), heap) if heap.is_none_or(|(key, _)| near <= key) => {
@@ -568,7 +735,8 @@ impl<T> Lawn<T> {
         self.len() == 0
     }
 
-    /// Number of live (non-empty) buckets.
+    /// Number of live (non-empty) buckets. Timers staged by
+    /// [`insert_deferred`](Lawn::insert_deferred) are in none until filed.
     ///
     /// # Examples
     ///
@@ -614,6 +782,7 @@ impl<T> Lawn<T> {
         self.heap.clear();
         self.near = Near::new();
         self.shared_open = NIL;
+        self.staged = Staged::new();
     }
 
     /// How many timers the slab has slots for (some are kept per bucket, so
@@ -762,8 +931,8 @@ impl<T> Lawn<T> {
     fn unlink(&mut self, index: u32) {
         let node = self.nodes.node(index);
         let bucket = node.bucket;
-        if bucket == NEAR_BUCKET {
-            return self.unlink_near(index);
+        if bucket >= STAGED {
+            return self.unlink_unbucketed(index, bucket);
         }
         let b = self.buckets.get_mut(bucket);
         let (prev, next) = self.nodes.unlink_from(&mut b.ends, index);
@@ -776,6 +945,20 @@ impl<T> Lawn<T> {
         } else if prev == NIL {
             let key = self.key_of(next);
             self.heap.update(bucket, key, next);
+        }
+    }
+
+    /// [`unlink`](Lawn::unlink) for a node in no bucket: in the near window
+    /// or staged.
+    #[inline]
+    fn unlink_unbucketed(&mut self, index: u32, bucket: u16) {
+        if bucket == NEAR_BUCKET {
+            return self.unlink_near(index);
+        }
+        debug_assert_eq!(bucket, STAGED);
+        self.nodes.unlink_from(&mut self.staged.ends, index);
+        if self.staged.ends.head == NIL {
+            self.staged.min = u64::MAX;
         }
     }
 

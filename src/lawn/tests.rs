@@ -348,6 +348,80 @@ fn a_lone_timer_churns_no_bucket_and_no_chunk() {
     }
 }
 
+/// A timer started deferred and cancelled in the same tick never reaches a
+/// bucket: no bucket is made, looked up in the heap, or kept dormant.
+#[test]
+fn a_deferred_timer_cancelled_in_its_tick_never_reaches_a_bucket() {
+    let mut lawn = Lawn::new();
+    for i in 0..1_000u64 {
+        let ttl = [312_500, 312_500 + i, 100][i as usize % 3];
+        let key = lawn.insert_deferred(7, ttl, i);
+        assert_eq!(lawn.deadline(key), Some(7 + ttl));
+        assert_eq!(lawn.next_deadline(), Some(7 + ttl));
+        assert_eq!(lawn.earliest(), Some(key));
+        assert_eq!(lawn.remove(key), Some(i));
+        assert_eq!(lawn.next_deadline(), None);
+        checked(&lawn);
+    }
+    assert_eq!(lawn.buckets.live().count(), 0);
+    assert_eq!(lawn.heap.len(), 0);
+}
+
+/// Staged timers are filed in the order they started and as of the tick
+/// they started at: FIFO within a TTL, exact deadlines, never early, and a
+/// later timer (filed directly, re-filed or reset) never overtakes them.
+#[test]
+fn deferred_timers_keep_their_order_and_deadlines() {
+    let mut lawn = Lawn::new();
+    let a = lawn.insert_deferred(0, 100_000, "a");
+    let b = lawn.insert_deferred(0, 100_000, "b");
+    assert_eq!(lawn.bucket_count(), 0);
+    // A direct insert at a later tick files the staged ones first.
+    let c = lawn.insert(3, 100_000, "c");
+    assert!(lawn.bucket_count() > 0);
+    checked(&lawn);
+    let d = lawn.insert_deferred(5, 100_000, "d");
+    // Resetting a staged timer files it (and the others) first.
+    let e = lawn.insert_deferred(9, 100_000, "e");
+    assert!(lawn.reset(e, 9, 50));
+    checked(&lawn);
+    assert_eq!(lawn.pop_expired(58), None);
+    assert_eq!(lawn.pop_expired(59), Some((e, "e")));
+    assert_eq!(lawn.pop_expired(99_999), None);
+    // The first timer of a TTL goes in a class bucket, the next in an exact
+    // one: both are due together, in either order.
+    let mut due = [lawn.pop_expired(100_000), lawn.pop_expired(100_000)];
+    due.sort();
+    assert_eq!(due, [Some((a, "a")), Some((b, "b"))]);
+    assert_eq!(lawn.pop_expired(100_002), None);
+    assert_eq!(lawn.pop_expired(100_003), Some((c, "c")));
+    assert_eq!(lawn.pop_expired(100_004), None);
+    assert_eq!(lawn.pop_expired(100_005), Some((d, "d")));
+    assert!(lawn.is_empty());
+    checked(&lawn);
+}
+
+/// A staged timer that is due is handed out without waiting for the tick
+/// to move on, and `last_deadline_by` and `earliest` see staged timers.
+#[test]
+fn staged_timers_are_seen_and_handed_out_when_due() {
+    let mut lawn = Lawn::new();
+    let now = lawn.insert_deferred(4, 0, "now");
+    assert_eq!(lawn.pop_expired(4), Some((now, "now")));
+    let far = lawn.insert(4, 500_000, "far");
+    let soon = lawn.insert_deferred(4, 20_000, "soon");
+    assert_eq!(lawn.next_deadline(), Some(20_004));
+    assert_eq!(lawn.earliest(), Some(soon));
+    assert_eq!(lawn.last_deadline_by(30_000), Some(20_004));
+    assert_eq!(lawn.last_deadline_by(20_003), None);
+    assert_eq!(lawn.pop_expired(20_003), None);
+    assert_eq!(lawn.pop_expired(20_004), Some((soon, "soon")));
+    assert_eq!(lawn.earliest(), Some(far));
+    lawn.clear();
+    assert_eq!(lawn.next_deadline(), None);
+    checked(&lawn);
+}
+
 #[test]
 fn memory_comes_back_when_load_drops() {
     let mut lawn = Lawn::new();
