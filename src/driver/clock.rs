@@ -139,6 +139,19 @@ impl Clock {
     }
 
     /// The clock time at which `tick` begins.
+    /// How many ticks `d` spans, rounded up (saturating).
+    #[inline]
+    pub(crate) fn ticks_ceil(&self, d: Duration) -> u64 {
+        if d.as_secs() < 1 << 34 {
+            let nanos = d.as_secs() * 1_000_000_000 + u64::from(d.subsec_nanos());
+            if self.resolution == MICROSECOND {
+                return nanos.div_ceil(MICROSECOND);
+            }
+            return nanos.div_ceil(self.resolution);
+        }
+        u64::try_from(d.as_nanos().div_ceil(u128::from(self.resolution))).unwrap_or(u64::MAX)
+    }
+
     pub(crate) fn instant_of(&self, tick: Tick) -> StdInstant {
         let nanos = u128::from(tick.0) * u128::from(self.resolution);
         let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
@@ -207,6 +220,11 @@ mod tests {
             clock.instant_of(Tick(u64::MAX / 1_000_000)),
             clock.origin + Duration::from_millis(u64::MAX / 1_000_000)
         );
+        assert_eq!(micro.ticks_ceil(Duration::from_nanos(1_001)), 2);
+        assert_eq!(micro.ticks_ceil(Duration::from_micros(7)), 7);
+        assert_eq!(clock.ticks_ceil(Duration::from_nanos(1)), 1);
+        assert_eq!(clock.ticks_ceil(Duration::from_secs(1 << 40)), 1_000 << 40);
+        assert_eq!(clock.ticks_ceil(Duration::MAX), u64::MAX);
         // Centuries away: round trips stay exact.
         let far = clock.origin + Duration::from_secs(1 << 36) + Duration::from_nanos(1);
         let due = clock.tick_ceil(far);

@@ -239,6 +239,12 @@ impl Handle {
         self.shared.clock.tick_ceil(t)
     }
 
+    /// How many ticks `d` spans, rounded up.
+    #[inline]
+    pub(crate) fn ticks_ceil(&self, d: Duration) -> u64 {
+        self.shared.clock.ticks_ceil(d)
+    }
+
     /// Called before a registration: starts the foreign shards' driver
     /// thread.
     #[inline]
@@ -262,15 +268,16 @@ impl Handle {
         self.shared.role()
     }
 
-    /// Files a timer due at `deadline` to wake `waker`, from tick `now`.
+    /// Files a timer due at tick `due` (its deadline rounded up, see
+    /// [`tick_ceil`](Handle::tick_ceil)) to wake `waker`, from tick `now`.
     #[inline]
     pub(crate) fn register(
         &self,
-        deadline: StdInstant,
+        due: Tick,
         now: Tick,
         waker: &Waker,
     ) -> Result<Registered, Error> {
-        self.shared.register(deadline, now, waker)
+        self.shared.register(due, now, waker)
     }
 
     /// Moves a pending timer to `deadline`, keeping its waker.

@@ -251,16 +251,17 @@ impl Shared {
         self.process_at(self.clock.tick_floor(self.clock.now()))
     }
 
-    /// Files a timer due at `deadline`, to wake `waker`. `now` is a tick the
-    /// caller has seen this driver's clock reach (the registration's own
-    /// tick is the later of it and the driver's latest, read under the lock).
+    /// Files a timer due at tick `due` (its deadline rounded up to a tick),
+    /// to wake `waker`. `now` is a tick the caller has seen this driver's
+    /// clock reach (the registration's own tick is the later of it and the
+    /// driver's latest, read under the lock).
     pub(crate) fn register(
         &self,
-        deadline: StdInstant,
+        due: Tick,
         now: Tick,
         waker: &Waker,
     ) -> Result<Registered, Error> {
-        let due = self.clock.tick_ceil(deadline).0;
+        let due = due.0;
         if due == u64::MAX {
             return match self.is_shutdown() {
                 true => Err(Error::shutdown()),

@@ -52,12 +52,22 @@ pub fn sleep(duration: Duration) -> Sleep {
     let now = handle.now();
     let deadline = Instant::from_std(now).saturating_add(duration);
     // A zero sleep is due at once: let the first poll compare exactly.
-    let from = if duration.is_zero() {
-        UNKNOWN
-    } else {
-        handle.tick_of(now).0
-    };
-    Sleep::new(handle, deadline, from)
+    if duration.is_zero() {
+        return Sleep::new(handle, deadline, UNKNOWN);
+    }
+    // The tick it is due at, and one the clock has reached, from a single
+    // conversion of an instant to ticks (each is a subtraction of
+    // timespecs and a division): the deadline's tick less the duration's
+    // ticks rounded up is the tick of `now` or the one after it, so one
+    // less is one the clock has reached (see `State::Fresh`).
+    let due = handle.tick_ceil(deadline.into_std()).0;
+    let from = due.saturating_sub(handle.ticks_ceil(duration).saturating_add(1));
+    Sleep {
+        handle,
+        deadline,
+        packed: Packed::new(State::Fresh(due), from),
+        _pinned: PhantomPinned,
+    }
 }
 
 /// Waits until `deadline`; like `tokio::time::sleep_until`. A deadline in
@@ -101,6 +111,12 @@ enum State {
     Registered(TimerKey),
     /// Completed.
     Elapsed(Option<TimerKey>),
+    /// Made by [`sleep`] and not yet polled: due at this tick (the one its
+    /// deadline rounds up to); `tick` is a tick this driver's clock has
+    /// reached, at most one before the tick it was made at (never
+    /// `UNKNOWN`: such a sleep reads as `Unregistered(None)`). Its first
+    /// poll on this driver files it without converting its deadline again.
+    Fresh(u64),
 }
 
 /// Bits of [`Packed::word`] that hold the tick; the top two hold the phase.
@@ -109,6 +125,7 @@ const TICK_MASK: u64 = (1 << TICK_BITS) - 1;
 const UNREGISTERED: u64 = 0;
 const REGISTERED: u64 = 1;
 const ELAPSED: u64 = 2;
+const FRESH: u64 = 3;
 
 /// A sleep's [`State`] and tick in 16 bytes (as an enum and a `u64` they
 /// take 24: the enum's tag costs 4 bytes and its padding 4 more), which
@@ -116,33 +133,42 @@ const ELAPSED: u64 = 2;
 /// The phase sits in the top two bits of the tick word; ticks from
 /// `2^62 - 1` up (only deadlines more than 146 years away at a 1 ns tick)
 /// are stored as [`UNKNOWN`], which every reader treats as "not known":
-/// read the clock, or take the slow path.
+/// read the clock, or take the slow path. The other word holds the key
+/// (`0` for none: a key's generation is never zero), or a fresh sleep's due
+/// tick.
 #[derive(Clone, Copy, Debug)]
 struct Packed {
     word: u64,
-    key: Option<TimerKey>,
+    other: u64,
 }
 
 impl Packed {
     #[inline]
     fn new(state: State, tick: u64) -> Packed {
-        let (phase, key) = match state {
-            State::Unregistered(key) => (UNREGISTERED, key),
-            State::Registered(key) => (REGISTERED, Some(key)),
-            State::Elapsed(key) => (ELAPSED, key),
+        let (phase, other) = match state {
+            State::Unregistered(key) => (UNREGISTERED, key_bits(key)),
+            State::Registered(key) => (REGISTERED, key_bits(Some(key))),
+            State::Elapsed(key) => (ELAPSED, key_bits(key)),
+            State::Fresh(due) => (FRESH, due),
         };
         Packed {
             word: phase << TICK_BITS | tick.min(UNKNOWN),
-            key,
+            other,
         }
     }
 
     #[inline]
     fn state(self) -> State {
-        match (self.word >> TICK_BITS, self.key) {
-            (REGISTERED, Some(key)) => State::Registered(key),
-            (ELAPSED, key) => State::Elapsed(key),
-            (_, key) => State::Unregistered(key),
+        let key = bits_key(self.other);
+        match self.word >> TICK_BITS {
+            REGISTERED => match key {
+                Some(key) => State::Registered(key),
+                None => State::Unregistered(None),
+            },
+            ELAPSED => State::Elapsed(key),
+            FRESH if self.tick() != UNKNOWN => State::Fresh(self.other),
+            FRESH => State::Unregistered(None),
+            _ => State::Unregistered(key),
         }
     }
 
@@ -150,6 +176,22 @@ impl Packed {
     fn tick(self) -> u64 {
         self.word & TICK_MASK
     }
+}
+
+/// A key as one word: `0` for none.
+#[inline]
+fn key_bits(key: Option<TimerKey>) -> u64 {
+    key.map_or(0, |key| {
+        let (index, gen) = key.into_raw();
+        u64::from(index) << 32 | u64::from(gen.get())
+    })
+}
+
+/// The inverse of [`key_bits`].
+#[inline]
+fn bits_key(bits: u64) -> Option<TimerKey> {
+    let gen = std::num::NonZeroU32::new(bits as u32)?;
+    Some(TimerKey::from_raw((bits >> 32) as u32, gen))
 }
 
 pin_project_lite::pin_project! {
@@ -185,7 +227,7 @@ pin_project_lite::pin_project! {
             match this.state() {
                 State::Registered(key) => handle.deregister(key),
                 State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => handle.forget(key),
-                State::Unregistered(None) | State::Elapsed(None) => {}
+                State::Unregistered(None) | State::Elapsed(None) | State::Fresh(_) => {}
             }
         }
     }
@@ -245,7 +287,7 @@ impl Sleep {
     /// ```
     pub fn is_elapsed(&self) -> bool {
         match self.state() {
-            State::Unregistered(_) => false,
+            State::Unregistered(_) | State::Fresh(_) => false,
             State::Elapsed(_) => true,
             // Handed out means due: a filed timer is due at the tick its
             // deadline rounds up to (a reset to another tick files it anew).
@@ -312,6 +354,7 @@ impl Sleep {
                 }
             }
             State::Unregistered(key) | State::Elapsed(key) => key,
+            State::Fresh(_) => None,
         };
         if deadline <= now {
             self.set(State::Elapsed(handed_out), UNKNOWN);
@@ -323,7 +366,7 @@ impl Sleep {
 
     /// Polls for completion, registering or updating the waker.
     fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if matches!(self.state(), State::Unregistered(None)) {
+        if matches!(self.state(), State::Unregistered(None) | State::Fresh(_)) {
             // Made where no driver was entered (`rt.block_on(sleep(d))`
             // builds the sleep before `block_on` enters the runtime), it
             // belongs to the runtime it is first polled in, if any (not to
@@ -350,6 +393,10 @@ impl Sleep {
                 }
                 Err(err) => panic!("{err}"),
             },
+            State::Fresh(due) => {
+                let from = Tick(self.tick());
+                return self.register(from, Some(Tick(due)), None, cx);
+            }
             State::Unregistered(key) if self.tick() == UNKNOWN => {
                 let now = self.handle.now();
                 if self.deadline.into_std() <= now {
@@ -360,19 +407,21 @@ impl Sleep {
             }
             State::Unregistered(key) => (Tick(self.tick()), key),
         };
-        self.register(from, handed_out, cx)
+        self.register(from, None, handed_out, cx)
     }
 
-    /// Files the sleep with the driver, from a tick its clock has reached.
+    /// Files the sleep with the driver, from a tick its clock has reached;
+    /// `due` is the tick its deadline rounds up to, if known.
     fn register(
         self: Pin<&mut Self>,
         from: Tick,
+        due: Option<Tick>,
         handed_out: Option<TimerKey>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
         self.handle.before_register();
-        let deadline = self.deadline.into_std();
-        match self.handle.register(deadline, from, cx.waker()) {
+        let due = due.unwrap_or_else(|| self.handle.tick_ceil(self.deadline.into_std()));
+        match self.handle.register(due, from, cx.waker()) {
             Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
@@ -445,6 +494,8 @@ mod tests {
     fn packed_round_trips_every_phase_and_clamps_huge_ticks() {
         let key = crate::lawn::Lawn::new().insert(0, 1, ());
         for state in [
+            State::Fresh(0),
+            State::Fresh(u64::MAX),
             State::Unregistered(None),
             State::Unregistered(Some(key)),
             State::Registered(key),
@@ -452,15 +503,28 @@ mod tests {
             State::Elapsed(Some(key)),
         ] {
             for tick in [0, 1, 12_345, UNKNOWN - 1] {
+                if let State::Fresh(due) = state {
+                    // A fresh sleep's tick is known; its due tick is whole.
+                    let packed = Packed::new(state, tick);
+                    assert!(matches!(packed.state(), State::Fresh(d) if d == due));
+                    assert_eq!(packed.tick(), tick);
+                    continue;
+                }
                 let packed = Packed::new(state, tick);
                 assert_eq!(format!("{:?}", packed.state()), format!("{state:?}"));
                 assert_eq!(packed.tick(), tick);
             }
             assert_eq!(Packed::new(state, UNKNOWN + 1).tick(), UNKNOWN);
             assert_eq!(Packed::new(state, u64::MAX).tick(), UNKNOWN);
+            // A fresh sleep whose tick does not fit reads as never polled
+            // with no tick known: its first poll reads the clock.
+            let unpacked = match state {
+                State::Fresh(_) => State::Unregistered(None),
+                state => state,
+            };
             assert_eq!(
                 format!("{:?}", Packed::new(state, u64::MAX).state()),
-                format!("{state:?}")
+                format!("{unpacked:?}")
             );
         }
     }
