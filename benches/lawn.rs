@@ -54,6 +54,13 @@
 //!   `benches/tick_cost.rs` gives the mean over a whole 262 144-tick block
 //!   and the spread (p50 to max). Check: every tick pops exactly the timers
 //!   due at it (the stream keeps a calendar and panics otherwise).
+//! * `lone/{shape}/{lawn|lawn_deferred}`: the Lawn alone, one timer at a
+//!   time started and cancelled (a request timeout, one request at a
+//!   time), the tick moving on every 320 of them; time per start and
+//!   cancel, with `insert` or `insert_deferred` (the driver's way in). Its
+//!   TTL `recurring` (312 500: an exact bucket), `never_recurring` (312 500
+//!   to 313 499, a new one each time: a class bucket) or `short` (100 to
+//!   102: the near window).
 //!
 //! Skipped unless `LAWN_BENCH_FULL=1` (a note is printed): `expire` for the
 //! hashed wheel on `uniform` at 1e5 and 1e6 and on `mixed` at 1e6. Its round
@@ -403,5 +410,37 @@ fn main() {
         g.finish();
     }
 
+    lone(&mut c);
     c.final_summary();
+}
+
+/// The `lone/*` groups (see the module docs).
+fn lone(c: &mut Criterion) {
+    type TtlOf = fn(u64) -> u64;
+    let shapes: [(&str, TtlOf); 3] = [
+        ("recurring", |_| 312_500),
+        ("never_recurring", |i| 312_500 + (i * 7_919) % 1_000),
+        ("short", |i| 100 + i % 3),
+    ];
+    for (shape, ttl_of) in shapes {
+        let mut g = c.benchmark_group(format!("lone/{shape}"));
+        for deferred in [false, true] {
+            let id = if deferred { "lawn_deferred" } else { "lawn" };
+            g.bench_function(id, |b| {
+                let mut lawn = lawn_rt::lawn::Lawn::new();
+                let mut i = 0u64;
+                b.iter(|| {
+                    i += 1;
+                    let now = i / 320;
+                    let key = match deferred {
+                        true => lawn.insert_deferred(now, ttl_of(i), i),
+                        false => lawn.insert(now, ttl_of(i), i),
+                    };
+                    black_box(lawn.remove(black_box(key)))
+                });
+                assert!(lawn.is_empty());
+            });
+        }
+        g.finish();
+    }
 }

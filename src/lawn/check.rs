@@ -183,6 +183,11 @@ impl<T> Lawn<T> {
             count > 0 || self.staged.min == u64::MAX,
             "no timer is staged, but the staged minimum is set"
         );
+        ensure!(
+            count == self.staged.len as usize && count <= super::STAGED_MAX as usize,
+            "{count} staged timers, {} counted",
+            self.staged.len
+        );
         Ok(count)
     }
 

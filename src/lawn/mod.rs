@@ -134,7 +134,10 @@
 //!
 //! - a timer is started at a later tick, deferred or not;
 //! - a timer is reset, or [`pop_expired`](Lawn::pop_expired) finds
-//!   something due (a re-filed timer goes in as of a later tick).
+//!   something due (a re-filed timer goes in as of a later tick);
+//!
+//! - more than 64 are staged: the oldest is filed (a timer that lives is
+//!   filed while its slot is still in the cache).
 //!
 //! They are filed in the order they started and as of the tick they
 //! started at, before any timer filed at a later tick, so every bucket
@@ -148,6 +151,9 @@
 //! be filed in, when that bucket exists, so timers that live keep their
 //! bucket's order in memory; staging costs no memory of its own (the
 //! staged list is linked through the slots).
+//!
+//! A churned timeout then costs a slot and two links; a timer that lives
+//! pays for staging on top of its filing, a few ns.
 //!
 //! # Time
 //!
@@ -182,6 +188,12 @@ use near::{Near, NEAR_BUCKET};
 
 /// The owner of the slab chunks that small buckets share.
 const SHARED_CHUNKS: u16 = NEAR_BUCKET - 1;
+/// At most this many timers stay staged: one more files the oldest (see
+/// [Deferred filing](self#deferred-filing)). A churned timer is cancelled
+/// long before 64 others start; a timer that lives is filed while its slot
+/// is still in the cache (64 slots are 2.5 KiB), where filing a whole
+/// tick's timers at the next tick touched each slot again from memory.
+const STAGED_MAX: u32 = 64;
 /// The `bucket` of a staged node (see [Deferred filing](self#deferred-filing)),
 /// and the owner of the chunks staged nodes take their slots from when the
 /// bucket they will be filed in does not exist yet. Bucket ids stay below it.
@@ -280,6 +292,8 @@ struct Staged {
     /// The tick they were started at (only meaningful while `ends` is not
     /// empty).
     base: u64,
+    /// How many there are (at most [`STAGED_MAX`]).
+    len: u32,
     /// No staged timer is due before this (`u64::MAX` when none is staged):
     /// the least deadline staged since the list last emptied, so a
     /// cancelled one may leave it early, never late.
@@ -294,6 +308,7 @@ impl Staged {
         Staged {
             ends: Ends::EMPTY,
             base: 0,
+            len: 0,
             min: u64::MAX,
             open: NIL,
         }
@@ -436,7 +451,21 @@ impl<T> Lawn<T> {
         let (index, gen) = self.nodes.insert(owner, open, value, deadline);
         self.nodes.push_back(&mut self.staged.ends, index, STAGED);
         self.staged.min = self.staged.min.min(deadline);
+        self.staged.len += 1;
+        if self.staged.len > STAGED_MAX {
+            self.file_oldest_staged();
+        }
         TimerKey { index, gen }
+    }
+
+    /// Files the staged timer that started first (the others keep their
+    /// place after it: filing stays in start order).
+    #[inline(never)]
+    fn file_oldest_staged(&mut self) {
+        let index = self.staged.ends.head;
+        self.nodes.unlink_from(&mut self.staged.ends, index);
+        self.staged.len -= 1;
+        self.file(index, self.staged.base);
     }
 
     /// Files every staged timer in its bucket, in the order they were
@@ -458,6 +487,7 @@ impl<T> Lawn<T> {
             self.file(index, base);
         }
         self.staged.min = u64::MAX;
+        self.staged.len = 0;
     }
 
     /// Cancels a timer and returns its value; `None` if the key is stale. O(1).
@@ -957,6 +987,7 @@ impl<T> Lawn<T> {
         }
         debug_assert_eq!(bucket, STAGED);
         self.nodes.unlink_from(&mut self.staged.ends, index);
+        self.staged.len -= 1;
         if self.staged.ends.head == NIL {
             self.staged.min = u64::MAX;
         }

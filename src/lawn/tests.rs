@@ -401,6 +401,40 @@ fn deferred_timers_keep_their_order_and_deadlines() {
     checked(&lawn);
 }
 
+/// No more than 64 timers stay staged: more file the oldest, in start
+/// order, so a tick's worth of timers that live keeps FIFO order and every
+/// deadline, and a cancelled one in the middle is simply gone.
+#[test]
+fn a_long_staged_list_files_its_oldest_in_order() {
+    let mut lawn = Lawn::new();
+    let keys: Vec<_> = (0..300u64)
+        .map(|i| lawn.insert_deferred(5, 1_000 + i % 2, i))
+        .collect();
+    checked(&lawn);
+    assert!(lawn.bucket_count() > 0, "the oldest are filed");
+    for key in keys.iter().skip(100).step_by(3) {
+        assert!(lawn.remove(*key).is_some());
+    }
+    checked(&lawn);
+    let mut out = drain(&mut lawn, 1_005);
+    assert_eq!(
+        out.iter().filter(|&&i| i % 2 == 1).count(),
+        0,
+        "due at 1 006"
+    );
+    out.extend(drain(&mut lawn, 1_006));
+    let kept: Vec<u64> = (0..300)
+        .filter(|&i| i < 100 || (i - 100) % 3 != 0)
+        .collect();
+    let (mut even, mut odd): (Vec<u64>, Vec<u64>) = out.iter().partition(|&&i| i % 2 == 0);
+    // FIFO within each TTL.
+    assert!(even.windows(2).all(|w| w[0] < w[1]) && odd.windows(2).all(|w| w[0] < w[1]));
+    even.append(&mut odd);
+    even.sort_unstable();
+    assert_eq!(even, kept);
+    assert!(lawn.is_empty());
+}
+
 /// A staged timer that is due is handed out without waiting for the tick
 /// to move on, and `last_deadline_by` and `earliest` see staged timers.
 #[test]
