@@ -283,6 +283,16 @@ impl Buckets {
         None
     }
 
+    /// Frees the oldest dormant bucket, if any; returns it with its id, so
+    /// its open chunk can be closed.
+    pub(super) fn release_dormant(&mut self) -> Option<(u16, Bucket)> {
+        if self.dormant.is_empty() {
+            return None;
+        }
+        let oldest = self.dormant.remove(0);
+        Some((oldest, self.release(oldest)))
+    }
+
     /// Puts a dormant bucket back in service (it is getting a timer).
     #[inline]
     pub(super) fn revive(&mut self, id: u16) {

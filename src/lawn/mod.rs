@@ -93,7 +93,9 @@
 //!   is exact, and otherwise a lower bound that is early by less than 1/64 of
 //!   that timer's TTL (plus at most a 2^21st of it from the key's rounding);
 //!   a driver that parks until it wakes at most as many extra times as that
-//!   timer is re-filed.
+//!   timer is re-filed. (A staged timer cancelled while others stay staged
+//!   can leave it early too, until the next filing: see
+//!   [Deferred filing](self#deferred-filing).)
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
@@ -128,20 +130,24 @@
 //! driver's way in) lets such a timer skip the buckets altogether. It
 //! *stages* the timer: a slot and an append to one FIFO of the timers
 //! started at the current tick. A timer cancelled while staged costs an
-//! unlink and nothing more: no bucket looked up, made or kept, no heap
-//! work. The staged timers are *filed* (put in their buckets, as `insert`
-//! would have) the moment anything could tell the difference:
+//! unlink and nothing more: no bucket made, kept or linked (a bucket is
+//! only looked up, to place the slot), no heap work. The staged timers are
+//! *filed* (put in their buckets, as `insert` would have) before anything
+//! could tell the difference:
 //!
-//! - a timer is started at a later tick, deferred or not;
-//! - a timer is reset, or [`pop_expired`](Lawn::pop_expired) finds
-//!   something due (a re-filed timer goes in as of a later tick);
-//!
+//! - a deferred timer is started at a later tick, or any timer is started
+//!   with `insert`;
+//! - a timer is reset at a later tick (one reset in the tick it was staged
+//!   at just moves to the staged list's tail), or
+//!   [`pop_expired`](Lawn::pop_expired) finds that something may be due (a
+//!   re-filed timer goes in as of a later tick);
 //! - more than 64 are staged: the oldest is filed (a timer that lives is
 //!   filed while its slot is still in the cache).
 //!
 //! They are filed in the order they started and as of the tick they
 //! started at, before any timer filed at a later tick, so every bucket
-//! stays in deadline order exactly as if they had been filed at once.
+//! stays in deadline order, as if they had been filed at once (the bucket
+//! chosen may differ: cancels in between change which buckets exist).
 //! Meanwhile the Lawn sees them as pending: `next_deadline` takes the least
 //! staged deadline into account (it may stay early, never late, if that
 //! timer is cancelled while others stay staged: at most one early wake-up
@@ -149,8 +155,9 @@
 //! Only [`bucket_count`](Lawn::bucket_count) leaves them out. A staged
 //! timer takes its slot from the chunk of the bucket it will most likely
 //! be filed in, when that bucket exists, so timers that live keep their
-//! bucket's order in memory; staging costs no memory of its own (the
-//! staged list is linked through the slots).
+//! bucket's order in memory (otherwise from one open chunk kept for staged
+//! timers). Staging needs no memory per timer: the list is linked through
+//! the slots.
 //!
 //! A churned timeout then costs a slot and two links; a timer that lives
 //! pays for staging on top of its filing, a few ns.
@@ -520,13 +527,26 @@ impl<T> Lawn<T> {
     /// assert!(!lawn.reset(key, 18, 10)); // handed out: stale
     /// ```
     pub fn reset(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
-        if self.nodes.get(key.index, key.gen).is_none() {
+        let Some(node) = self.nodes.get(key.index, key.gen) else {
             return false;
+        };
+        let staged = node.bucket == STAGED;
+        let base = self.observe(now);
+        let deadline = now.saturating_add(ttl);
+        if staged && base == self.staged.base {
+            // Still in the tick it was staged at: it moves to the tail of
+            // the staged list, as a cancel and a deferred start would.
+            self.unlink(key.index);
+            self.nodes.node_mut(key.index).deadline = deadline;
+            self.nodes
+                .push_back(&mut self.staged.ends, key.index, STAGED);
+            self.staged.len += 1;
+            self.staged.min = self.staged.min.min(deadline);
+            return true;
         }
         self.file_staged();
         self.unlink(key.index);
-        let base = self.observe(now);
-        self.nodes.node_mut(key.index).deadline = now.saturating_add(ttl);
+        self.nodes.node_mut(key.index).deadline = deadline;
         self.file(key.index, base);
         true
     }
@@ -576,7 +596,10 @@ impl<T> Lawn<T> {
     ///
     /// Never after the earliest deadline; equal to it unless the earliest
     /// bucket is a quantization class, where it may be earlier by about 1/64
-    /// of that timer's TTL at most (see [Costs and bounds](self#costs-and-bounds)).
+    /// of that timer's TTL at most (see [Costs and bounds](self#costs-and-bounds)),
+    /// or a timer staged by [`insert_deferred`](Lawn::insert_deferred) was
+    /// cancelled while others stay staged (then it may be that timer's
+    /// deadline until the staged timers are filed).
     /// A value at or before [`elapsed`](Lawn::elapsed) means "due now".
     ///
     /// # Examples
@@ -618,7 +641,7 @@ impl<T> Lawn<T> {
     pub fn last_deadline_by(&self, t: u64) -> Option<u64> {
         let near = self.near.last_by(t);
         let heap = self.heap.peek().map(|(key, _)| key).filter(|&key| key <= t);
-        let staged = Some(self.staged.min).filter(|&min| min <= t);
+        let staged = Some(self.staged.min).filter(|&min| min <= t && self.staged.ends.head != NIL);
         near.max(heap).max(staged)
     }
 
@@ -850,9 +873,10 @@ impl<T> Lawn<T> {
         self.nodes.reserve(additional);
     }
 
-    /// Gives back all spare capacity of the timer slab now. (The Lawn already
-    /// does so by itself once the spare part exceeds three quarters.)
-    /// Pending timers keep their keys.
+    /// Gives back all spare capacity of the timer slab now, and frees the
+    /// empty buckets kept for their TTL's next timer. (The Lawn already
+    /// gives slab capacity back by itself once the spare part exceeds three
+    /// quarters.) Pending timers keep their keys.
     ///
     /// # Examples
     ///
@@ -867,6 +891,11 @@ impl<T> Lawn<T> {
     /// assert!(lawn.allocated_bytes() <= full / 2);
     /// ```
     pub fn shrink_to_fit(&mut self) {
+        // Dormant buckets go too (they are only kept for speed), so that an
+        // emptied bucket table can be given back.
+        while let Some((id, bucket)) = self.buckets.release_dormant() {
+            self.nodes.close(id, bucket.open);
+        }
         self.nodes.shrink_to_fit();
     }
 

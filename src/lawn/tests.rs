@@ -435,6 +435,53 @@ fn a_long_staged_list_files_its_oldest_in_order() {
     assert!(lawn.is_empty());
 }
 
+/// A staged timer reset in its own tick stays staged, at the tail; one
+/// reset at a later tick is filed, after the others staged before it.
+#[test]
+fn a_staged_timer_reset_in_its_tick_stays_staged() {
+    let mut lawn = Lawn::new();
+    let a = lawn.insert_deferred(3, 50_000, "a");
+    let b = lawn.insert_deferred(3, 50_000, "b");
+    assert!(lawn.reset(a, 3, 60_000));
+    assert_eq!(lawn.bucket_count(), 0, "still staged");
+    assert_eq!(lawn.deadline(a), Some(60_003));
+    assert_eq!(lawn.next_deadline(), Some(50_003));
+    checked(&lawn);
+    assert!(lawn.reset(b, 4, 70_000));
+    assert!(lawn.bucket_count() > 0, "filed");
+    checked(&lawn);
+    assert_eq!(lawn.pop_expired(60_002), None);
+    assert_eq!(lawn.pop_expired(60_003), Some((a, "a")));
+    assert_eq!(lawn.pop_expired(70_004), Some((b, "b")));
+    // Nothing staged: no staged minimum leaks into `last_deadline_by`.
+    assert_eq!(lawn.last_deadline_by(u64::MAX), None);
+    lawn.insert(0, 10, "c");
+    assert_eq!(lawn.last_deadline_by(u64::MAX), Some(10)); // already past: due now
+}
+
+/// `shrink_to_fit` frees the dormant buckets too, so a Lawn whose
+/// spread-out load has gone gives its bucket table back.
+#[test]
+fn shrink_to_fit_gives_the_bucket_table_back() {
+    let mut lawn = Lawn::new();
+    let mut next = xorshift(7);
+    let keys: Vec<_> = (0..5_000u64)
+        .map(|i| lawn.insert_deferred(i / 100, 1 + next(3_600_000), i))
+        .collect();
+    for key in keys {
+        assert!(lawn.remove(key).is_some());
+    }
+    assert!(
+        lawn.buckets.allocated_bytes() > 0,
+        "dormant buckets keep it"
+    );
+    lawn.shrink_to_fit();
+    assert_eq!(lawn.buckets.allocated_bytes(), 0);
+    checked(&lawn);
+    let key = lawn.insert(0, 1_000, 1);
+    assert_eq!(lawn.remove(key), Some(1));
+}
+
 /// A staged timer that is due is handed out without waiting for the tick
 /// to move on, and `last_deadline_by` and `earliest` see staged timers.
 #[test]
