@@ -23,7 +23,7 @@ pub(crate) const MAX_RESOLUTION: Duration = Duration::from_secs(1);
 pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
 /// A microsecond in nanoseconds: the tick of the runtimes' drivers and the
-/// foreign shards, which [`Clock::ticks_since_origin`] divides by fastest.
+/// foreign shards, which [`Clock::parts`] divides by fastest.
 const MICROSECOND: u64 = 1_000;
 
 pub(crate) struct Clock {
@@ -127,61 +127,70 @@ impl Clock {
     /// has reached.
     #[inline]
     pub(crate) fn tick_floor(&self, t: StdInstant) -> Tick {
-        Tick(self.ticks_since_origin(t).0)
+        Tick(self.tick_parts(t).0)
     }
 
     /// The first tick at or after `t` (rounding up): a timer due at `t`
     /// filed for this tick never fires early.
     #[inline]
     pub(crate) fn tick_ceil(&self, t: StdInstant) -> Tick {
-        let (floor, exact) = self.ticks_since_origin(t);
-        Tick(floor.saturating_add(u64::from(!exact)))
+        let (floor, rem) = self.tick_parts(t);
+        Tick(floor.saturating_add(u64::from(rem != 0)))
     }
 
-    /// The clock time at which `tick` begins.
-    /// How many ticks `d` spans, rounded up (saturating).
+    /// The tick `t` falls in and how far into it `t` is, in nanoseconds:
+    /// [`tick_floor`](Clock::tick_floor) and what it rounds off. Exact for
+    /// any instant (no saturation below `u64::MAX` ticks), so
+    /// `tick_floor(instant_of(tick_ceil(t))) == tick_ceil(t)` also for
+    /// deadlines centuries away.
     #[inline]
-    pub(crate) fn ticks_ceil(&self, d: Duration) -> u64 {
+    pub(crate) fn tick_parts(&self, t: StdInstant) -> (u64, u64) {
+        self.parts(t.saturating_duration_since(self.origin))
+    }
+
+    /// Whole ticks in `d` and the nanoseconds left over (the floor
+    /// saturates at `u64::MAX`).
+    #[inline]
+    pub(crate) fn parts(&self, d: Duration) -> (u64, u64) {
+        // Below 2^34 s (544 years) the nanoseconds fit a u64.
         if d.as_secs() < 1 << 34 {
             let nanos = d.as_secs() * 1_000_000_000 + u64::from(d.subsec_nanos());
             if self.resolution == MICROSECOND {
-                return nanos.div_ceil(MICROSECOND);
+                // The runtimes' and the foreign shards' tick: a division by
+                // a constant is a multiply, where one by a variable is tens
+                // of cycles on every registration.
+                return (nanos / MICROSECOND, nanos % MICROSECOND);
             }
-            return nanos.div_ceil(self.resolution);
+            return (nanos / self.resolution, nanos % self.resolution);
         }
-        u64::try_from(d.as_nanos().div_ceil(u128::from(self.resolution))).unwrap_or(u64::MAX)
+        let nanos = d.as_nanos();
+        let resolution = u128::from(self.resolution);
+        let floor = u64::try_from(nanos / resolution).unwrap_or(u64::MAX);
+        (floor, (nanos % resolution) as u64)
     }
 
+    /// The tick of `t - d` (saturating at 0) and the tick `t` rounds up
+    /// to, from one conversion of an instant: `sleep(d)` made at `now`, due
+    /// at `t = now + d`, gets both the tick `now` falls in and its due tick.
+    #[inline]
+    pub(crate) fn ticks_before_and_ceil(&self, t: StdInstant, d: Duration) -> (Tick, Tick) {
+        let (floor, rem) = self.tick_parts(t);
+        let (d_floor, d_rem) = self.parts(d);
+        let before = floor
+            .saturating_sub(d_floor)
+            .saturating_sub(u64::from(rem < d_rem));
+        (
+            Tick(before),
+            Tick(floor.saturating_add(u64::from(rem != 0))),
+        )
+    }
+
+    /// The clock time at which `tick` begins.
     pub(crate) fn instant_of(&self, tick: Tick) -> StdInstant {
         let nanos = u128::from(tick.0) * u128::from(self.resolution);
         let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
         let since = Duration::new(secs, (nanos % 1_000_000_000) as u32);
         checked_add_or_far(self.origin, since)
-    }
-
-    /// Whole ticks from the origin to `t`, and whether `t` is on a tick
-    /// boundary. Exact for any instant (no saturation below `u64::MAX`
-    /// ticks), so `tick_floor(instant_of(tick_ceil(t))) == tick_ceil(t)`
-    /// also for deadlines centuries away.
-    #[inline]
-    fn ticks_since_origin(&self, t: StdInstant) -> (u64, bool) {
-        let since = t.saturating_duration_since(self.origin);
-        // Below 2^34 s (544 years) the nanoseconds fit a u64.
-        if since.as_secs() < 1 << 34 {
-            let nanos = since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos());
-            if self.resolution == MICROSECOND {
-                // The runtimes' and the foreign shards' tick: a division by
-                // a constant is a multiply, where one by a variable is tens
-                // of cycles on every registration.
-                return (nanos / MICROSECOND, nanos % MICROSECOND == 0);
-            }
-            (nanos / self.resolution, nanos % self.resolution == 0)
-        } else {
-            let nanos = since.as_nanos();
-            let resolution = u128::from(self.resolution);
-            let floor = u64::try_from(nanos / resolution).unwrap_or(u64::MAX);
-            (floor, nanos % resolution == 0)
-        }
     }
 }
 
@@ -220,11 +229,28 @@ mod tests {
             clock.instant_of(Tick(u64::MAX / 1_000_000)),
             clock.origin + Duration::from_millis(u64::MAX / 1_000_000)
         );
-        assert_eq!(micro.ticks_ceil(Duration::from_nanos(1_001)), 2);
-        assert_eq!(micro.ticks_ceil(Duration::from_micros(7)), 7);
-        assert_eq!(clock.ticks_ceil(Duration::from_nanos(1)), 1);
-        assert_eq!(clock.ticks_ceil(Duration::from_secs(1 << 40)), 1_000 << 40);
-        assert_eq!(clock.ticks_ceil(Duration::MAX), u64::MAX);
+        assert_eq!(micro.parts(Duration::from_nanos(1_001)), (1, 1));
+        assert_eq!(micro.parts(Duration::from_micros(7)), (7, 0));
+        assert_eq!(clock.parts(Duration::from_nanos(1)), (0, 1));
+        assert_eq!(clock.parts(Duration::from_secs(1 << 40)), (1_000 << 40, 0));
+        assert_eq!(clock.parts(Duration::MAX), (u64::MAX, 999_999));
+        assert_eq!(
+            micro.tick_parts(micro.origin + Duration::from_nanos(5_432)),
+            (5, 432)
+        );
+        // The tick of `t - d` and of `t` rounded up, from one conversion,
+        // agree with converting both instants.
+        for clock in [&clock, &micro] {
+            for x in [0, 1, 999, 1_000, 1_001, 2_500_000, 3_000_000_007] {
+                for d in [1, 999, 1_000, 1_001, 1_999_999, 2_500_000, 3_000_000_007] {
+                    let t = clock.origin + Duration::from_nanos(x);
+                    let (before, due) = clock.ticks_before_and_ceil(t, Duration::from_nanos(d));
+                    let since = Duration::from_nanos(x.saturating_sub(d));
+                    assert_eq!(before, clock.tick_floor(clock.origin + since), "{x} - {d}");
+                    assert_eq!(due, clock.tick_ceil(t));
+                }
+            }
+        }
         // Centuries away: round trips stay exact.
         let far = clock.origin + Duration::from_secs(1 << 36) + Duration::from_nanos(1);
         let due = clock.tick_ceil(far);

@@ -239,10 +239,12 @@ impl Handle {
         self.shared.clock.tick_ceil(t)
     }
 
-    /// How many ticks `d` spans, rounded up.
+    /// The tick the clock reached `d` before `t`, and the tick `t` rounds
+    /// up to: both exact, from one conversion of an instant to ticks (see
+    /// `Clock::tick_parts`). `t` must be at most `d` after the clock's now.
     #[inline]
-    pub(crate) fn ticks_ceil(&self, d: Duration) -> u64 {
-        self.shared.clock.ticks_ceil(d)
+    pub(crate) fn ticks_before_and_ceil(&self, t: StdInstant, d: Duration) -> (Tick, Tick) {
+        self.shared.clock.ticks_before_and_ceil(t, d)
     }
 
     /// Called before a registration: starts the foreign shards' driver

@@ -212,8 +212,9 @@ impl Driver {
 
     /// When the earliest pending timer may be due, or `None` if there is
     /// none. Never later than that timer's deadline (rounded up to a tick);
-    /// it can be a little earlier for long timers of uncommon durations, so
-    /// a [`process`](Driver::process) then may fire nothing.
+    /// it can be a little earlier for long timers of uncommon durations, or
+    /// the deadline of a timer just started and cancelled, so a
+    /// [`process`](Driver::process) then may fire nothing.
     ///
     /// # Examples
     ///

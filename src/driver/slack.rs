@@ -193,7 +193,9 @@ impl fmt::Debug for TimerSlack {
 /// 1 µs ticks, every level below the top), and under four times that at
 /// any tick. For divisors up to 64 that is inside its exact near window
 /// (4,096 units): no class-bucket keys, no re-filing, and each head is an
-/// exact deadline, so a planned wake-up always fires something. Only the
+/// exact deadline, so a planned wake-up fires something (unless a timer
+/// staged by deferred filing, whose deadline it was planned for, was
+/// cancelled: see `Lawn::insert_deferred`). Only the
 /// top level (TTLs without bound) also uses class buckets. (A larger
 /// divisor may put a lower level's far timers in class buckets too: heads
 /// that may be early, never late, so at worst an empty wake-up.)
@@ -383,7 +385,8 @@ impl<T> Levels<T> {
     }
 
     /// Each level's earliest deadline, in ticks (may be early for the top
-    /// level's class buckets, never late; see [`Lawn::next_deadline`]).
+    /// level's class buckets or after a staged timer's cancel, never late;
+    /// see [`Lawn::next_deadline`]).
     #[inline]
     fn heads(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         (0..=self.top).filter_map(|level| {

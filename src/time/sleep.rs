@@ -55,13 +55,11 @@ pub fn sleep(duration: Duration) -> Sleep {
     if duration.is_zero() {
         return Sleep::new(handle, deadline, UNKNOWN);
     }
-    // The tick it is due at, and one the clock has reached, from a single
+    // The tick it is due at and the tick of `now`, from a single
     // conversion of an instant to ticks (each is a subtraction of
-    // timespecs and a division): the deadline's tick less the duration's
-    // ticks rounded up is the tick of `now` or the one after it, so one
-    // less is one the clock has reached (see `State::Fresh`).
-    let due = handle.tick_ceil(deadline.into_std()).0;
-    let from = due.saturating_sub(handle.ticks_ceil(duration).saturating_add(1));
+    // timespecs and a division; see `State::Fresh`).
+    let (from, due) = handle.ticks_before_and_ceil(deadline.into_std(), duration);
+    let (from, due) = (from.0, due.0);
     Sleep {
         handle,
         deadline,
@@ -112,10 +110,11 @@ enum State {
     /// Completed.
     Elapsed(Option<TimerKey>),
     /// Made by [`sleep`] and not yet polled: due at this tick (the one its
-    /// deadline rounds up to); `tick` is a tick this driver's clock has
-    /// reached, at most one before the tick it was made at (never
-    /// `UNKNOWN`: such a sleep reads as `Unregistered(None)`). Its first
-    /// poll on this driver files it without converting its deadline again.
+    /// deadline rounds up to); `tick` is the tick it was made at, derived
+    /// from the deadline's and the duration's (earlier if the deadline was
+    /// clamped to the far future; never `UNKNOWN`: such a sleep reads as
+    /// `Unregistered(None)`). Its first poll on this driver files it
+    /// without converting an instant to ticks again.
     Fresh(u64),
 }
 
