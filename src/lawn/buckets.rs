@@ -161,10 +161,8 @@ impl Buckets {
         // Fast path: a TTL in the memo with its exact bucket, or a class
         // bucket that exists. Everything else is out of line.
         if ttl >= EXACT_MIN {
-            if let Some(&(seen, id)) = self.memo.get(memo_slot(ttl)) {
-                if seen == ttl && id != NONE {
-                    return id;
-                }
+            if let Some(id) = self.memo_hit(ttl) {
+                return id;
             }
         } else if let Some(&id) = self.classes.get(ttl as usize) {
             // Below `EXACT_MIN` a TTL's class index is the TTL itself.
@@ -181,14 +179,21 @@ impl Buckets {
     #[inline]
     pub(super) fn find(&self, ttl: u64) -> Option<u16> {
         if ttl >= EXACT_MIN {
-            if let Some(&(seen, id)) = self.memo.get(memo_slot(ttl)) {
-                if seen == ttl && id != NONE {
-                    return Some(id);
-                }
+            if let Some(id) = self.memo_hit(ttl) {
+                return Some(id);
             }
         }
         let id = *self.classes.get(class_of(ttl).0)?;
         (id != NONE).then_some(id)
+    }
+
+    /// The exact bucket the memo remembers for `ttl`, if any.
+    #[inline(always)]
+    fn memo_hit(&self, ttl: u64) -> Option<u16> {
+        match self.memo.get(memo_slot(ttl)) {
+            Some(&(seen, id)) if seen == ttl && id != NONE => Some(id),
+            _ => None,
+        }
     }
 
     #[inline(never)]

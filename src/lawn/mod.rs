@@ -388,11 +388,12 @@ impl<T> Lawn<T> {
             return TimerKey { index, gen };
         }
         let bucket = self.buckets.select(deadline.saturating_sub(base));
-        let b = self.buckets.get_mut(bucket);
-        let (owner, open) = match b.len < OWN_CHUNK_AT && self.heap.len() >= SHARE_FROM_BUCKETS {
-            true => (SHARED_CHUNKS, &mut self.shared_open),
-            false => (bucket, &mut b.open),
-        };
+        let (owner, open) = chunk_of(
+            &mut self.buckets,
+            &mut self.shared_open,
+            self.heap.len(),
+            bucket,
+        );
         let (index, gen) = self.nodes.insert(owner, open, value, deadline);
         self.link(index, bucket, base, deadline);
         TimerKey { index, gen }
@@ -445,24 +446,29 @@ impl<T> Lawn<T> {
             (NEAR_BUCKET, &mut self.near.open)
         } else {
             match self.buckets.find(deadline.saturating_sub(base)) {
-                Some(id) => {
-                    let b = self.buckets.get_mut(id);
-                    match b.len < OWN_CHUNK_AT && self.heap.len() >= SHARE_FROM_BUCKETS {
-                        true => (SHARED_CHUNKS, &mut self.shared_open),
-                        false => (id, &mut b.open),
-                    }
-                }
+                Some(id) => chunk_of(
+                    &mut self.buckets,
+                    &mut self.shared_open,
+                    self.heap.len(),
+                    id,
+                ),
                 None => (STAGED, &mut self.staged.open),
             }
         };
         let (index, gen) = self.nodes.insert(owner, open, value, deadline);
-        self.nodes.push_back(&mut self.staged.ends, index, STAGED);
-        self.staged.min = self.staged.min.min(deadline);
-        self.staged.len += 1;
+        self.stage(index, deadline);
         if self.staged.len > STAGED_MAX {
             self.file_oldest_staged();
         }
         TimerKey { index, gen }
+    }
+
+    /// Appends an unlinked node due at `deadline` to the staged list.
+    #[inline]
+    fn stage(&mut self, index: u32, deadline: u64) {
+        self.nodes.push_back(&mut self.staged.ends, index, STAGED);
+        self.staged.min = self.staged.min.min(deadline);
+        self.staged.len += 1;
     }
 
     /// Files the staged timer that started first (the others keep their
@@ -487,14 +493,10 @@ impl<T> Lawn<T> {
 
     #[inline(never)]
     fn file_staged_now(&mut self) {
-        let base = self.staged.base;
         while self.staged.ends.head != NIL {
-            let index = self.staged.ends.head;
-            self.nodes.unlink_from(&mut self.staged.ends, index);
-            self.file(index, base);
+            self.file_oldest_staged();
         }
         self.staged.min = u64::MAX;
-        self.staged.len = 0;
     }
 
     /// Cancels a timer and returns its value; `None` if the key is stale. O(1).
@@ -538,10 +540,7 @@ impl<T> Lawn<T> {
             // the staged list, as a cancel and a deferred start would.
             self.unlink(key.index);
             self.nodes.node_mut(key.index).deadline = deadline;
-            self.nodes
-                .push_back(&mut self.staged.ends, key.index, STAGED);
-            self.staged.len += 1;
-            self.staged.min = self.staged.min.min(deadline);
+            self.stage(key.index, deadline);
             return true;
         }
         self.file_staged();
@@ -1035,5 +1034,22 @@ impl<T> Lawn<T> {
             // still cuts the chunk off once free chunks wait behind it.
             self.near.emptied(deadline);
         }
+    }
+}
+
+/// The owner and the open chunk a new timer of `bucket` takes its slot
+/// from: the bucket's own, or the chunks small buckets share once the heap
+/// holds [`SHARE_FROM_BUCKETS`] buckets (see [`OWN_CHUNK_AT`]).
+#[inline(always)]
+fn chunk_of<'a>(
+    buckets: &'a mut Buckets,
+    shared_open: &'a mut u32,
+    heap_len: usize,
+    bucket: u16,
+) -> (u16, &'a mut u32) {
+    let b = buckets.get_mut(bucket);
+    match b.len < OWN_CHUNK_AT && heap_len >= SHARE_FROM_BUCKETS {
+        true => (SHARED_CHUNKS, shared_open),
+        false => (bucket, &mut b.open),
     }
 }
