@@ -34,7 +34,7 @@ use crate::time::{sleep, sleep_until, Instant, Sleep};
 ///
 /// Dropping the `Timeout` drops the inner future and cancels the timer.
 #[track_caller]
-#[inline]
+#[inline(always)]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(future.into_future(), sleep(duration))
 }
@@ -58,7 +58,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 ///
 /// As for [`timeout`].
 #[track_caller]
-#[inline]
+#[inline(always)]
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout::new(future.into_future(), sleep_until(deadline))
 }
