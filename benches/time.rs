@@ -12,7 +12,9 @@
 //! * `churn/{warm,cold}`: `timeout(5 s, pending())` polled once (it
 //!   registers) and dropped (it deregisters): the request-timeout pattern.
 //! * `reset/{warm,cold}`: one registered sleep, `reset(Instant::now() + 5 s)`
-//!   and polled once per iteration: the idle-timeout pattern.
+//!   and polled once per iteration: the idle-timeout pattern;
+//!   `reset/moving`: the same, every other deadline 1 ms further off, so
+//!   that each reset moves the timer to another tick.
 //! * `repoll/warm`: one registered sleep polled again by the same task (a
 //!   `select!` loop, a `Timeout` around a busy future): no reset, no clock.
 //! * `register_drop/{fixed10,uniform}`: 1,000,000 sleeps created and polled
@@ -338,29 +340,43 @@ fn churn(c: &mut Criterion) {
 
 fn reset(c: &mut Criterion) {
     let mut g = c.benchmark_group("reset");
-    for warmth in [Warmth::Warm, Warmth::Cold] {
-        g.bench_function(BenchmarkId::new("lawn_rt", warmth.name()), |b| {
+    // `moving`: as `warm`, but every other reset is 1 ms further off, so
+    // each one moves the timer to another tick on both sides (on the
+    // bench's 1 ms tick, resets within one ms otherwise stay in their
+    // tick; in a runtime, on its 1 µs tick, resets a few µs apart move).
+    for (warmth, name, moving) in [
+        (Warmth::Warm, "warm", false),
+        (Warmth::Cold, "cold", false),
+        (Warmth::Warm, "moving", true),
+    ] {
+        let step = |i: &mut u32| {
+            *i = i.wrapping_add(1);
+            AHEAD + Duration::from_millis(u64::from(moving && *i % 2 == 1))
+        };
+        g.bench_function(BenchmarkId::new("lawn_rt", name), |b| {
             let side = LawnSide::new(warmth, BACKGROUND_SHORT, false);
             let _entered = side.driver.handle().enter();
             let mut cx = Context::from_waker(Waker::noop());
             let mut sleep = pin!(lawn_rt::time::sleep(AHEAD));
             assert!(sleep.as_mut().poll(&mut cx).is_pending());
+            let mut i = 0;
             b.iter(|| {
-                let deadline = lawn_rt::time::Instant::now() + AHEAD;
+                let deadline = lawn_rt::time::Instant::now() + step(&mut i);
                 sleep.as_mut().reset(deadline);
                 black_box(sleep.as_mut().poll(&mut cx))
             });
             side.check();
             assert!(!sleep.is_elapsed());
         });
-        g.bench_function(BenchmarkId::new("tokio", warmth.name()), |b| {
+        g.bench_function(BenchmarkId::new("tokio", name), |b| {
             let side = TokioSide::new(warmth, BACKGROUND_SHORT, false, false);
             side.rt.block_on(unconstrained(async {
                 let mut cx = Context::from_waker(Waker::noop());
                 let mut sleep = pin!(tokio::time::sleep(AHEAD));
                 assert!(sleep.as_mut().poll(&mut cx).is_pending());
+                let mut i = 0;
                 b.iter(|| {
-                    let deadline = tokio::time::Instant::now() + AHEAD;
+                    let deadline = tokio::time::Instant::now() + step(&mut i);
                     sleep.as_mut().reset(deadline);
                     black_box(sleep.as_mut().poll(&mut cx))
                 });

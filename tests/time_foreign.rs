@@ -221,3 +221,45 @@ fn spawned_sleeps_in_tokio_all_complete_none_early_while_workers_fire_them() {
         }
     });
 }
+
+/// Deadlines given as instants (`sleep_until`, `timeout_at`, a reset to an
+/// earlier tick) register from the kernel's coarse clock when they are
+/// more than its few ms away, and from a precise read when nearer: on the
+/// real clock, neither fires early, none is lost, and one already past
+/// completes on its first poll. Both on a foreign shard and in a runtime.
+#[test]
+fn deadlines_given_as_instants_fire_on_time_near_or_far() {
+    let check = || async {
+        let offsets_us = [0u64, 300, 1_500, 3_000, 4_500, 6_000, 9_000, 15_000, 25_000];
+        for &us in &offsets_us {
+            let deadline = Instant::now() + Duration::from_micros(us);
+            sleep_until(deadline).await;
+            assert!(Instant::now() >= deadline, "sleep_until {us} µs: early");
+            let deadline = Instant::now() + Duration::from_micros(us);
+            let out = lawn_rt::time::timeout_at(deadline, std::future::pending::<()>()).await;
+            assert!(
+                out.is_err() && Instant::now() >= deadline,
+                "timeout_at {us} µs: early"
+            );
+        }
+        // Reset to an earlier deadline, near and far.
+        for &us in &offsets_us {
+            let mut slept = pin!(sleep(Duration::from_secs(60)));
+            assert!(poll_noop(slept.as_mut()).is_pending());
+            let deadline = Instant::now() + Duration::from_micros(us);
+            slept.as_mut().reset(deadline);
+            slept.as_mut().await;
+            assert!(Instant::now() >= deadline, "reset to {us} µs: early");
+        }
+        // A deadline already past completes on the first poll.
+        let past = Instant::now();
+        thread::sleep(Duration::from_millis(1));
+        assert!(poll_noop(pin!(sleep_until(past))).is_ready());
+    };
+    futures::executor::block_on(check());
+    let rt = lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(check());
+}

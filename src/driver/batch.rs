@@ -474,4 +474,74 @@ mod tests {
             "fired by the next registration"
         );
     }
+
+    #[test]
+    fn a_registration_from_a_range_of_ticks_files_only_if_the_range_cannot_matter() {
+        // The foreign shards' tick and slack rule: several levels.
+        let shard = Arc::new(Shared::new(Options {
+            resolution: Duration::from_micros(1),
+            role: Role::Foreign,
+            unpark: Some(Box::new(|| {})),
+            slack: TimerSlack::DEFAULT,
+        }));
+        let (lo, hi) = (Tick(1_000), Tick(5_000));
+        let within = |due| shard.register_within(Tick(due), lo, hi, Waker::noop());
+        // Due by `hi`: it may be due now; so may one at `hi` exactly.
+        assert!(matches!(within(4_000), Ok(Registered::Unsure)));
+        assert!(matches!(within(5_000), Ok(Registered::Unsure)));
+        // Due by `lo`, which the clock has reached: due, whatever `hi`.
+        assert!(matches!(within(900), Ok(Registered::Due)));
+        // A level boundary inside the range of TTLs: unsure.
+        let boundary = (1..u64::MAX / 2)
+            .map(|k| k * 1_000)
+            .find(|&ttl| {
+                !shard
+                    .inner
+                    .lock()
+                    .unwrap()
+                    .levels
+                    .same_level(ttl, ttl + 1_000)
+            })
+            .expect("the default slack rule has more than one level");
+        assert!(matches!(
+            within(lo.0 + boundary + 1_000),
+            Ok(Registered::Unsure)
+        ));
+        assert_eq!(shard.len(), 0, "nothing filed when unsure");
+        // Far enough off, and in one level from anywhere in the range:
+        // filed from `lo`, due at its own tick.
+        match within(10_000_000) {
+            Ok(Registered::Pending(_, due)) => assert_eq!(due, Tick(10_000_000)),
+            _ => panic!("a deadline 10 s off was not filed"),
+        }
+        assert_eq!(shard.len(), 1);
+        // An exact registration (`hi == now`) is never unsure.
+        assert!(matches!(
+            shard.register(Tick(1_001), lo, Waker::noop()),
+            Ok(Registered::Pending(..))
+        ));
+    }
+
+    #[test]
+    fn a_reset_from_a_range_of_ticks_changes_nothing_when_unsure() {
+        let shard = driver(Role::Foreign);
+        let key = match shard.register(Tick(100), Tick(0), Waker::noop()) {
+            Ok(Registered::Pending(key, _)) => key,
+            _ => panic!("not filed"),
+        };
+        // Within the range: unsure, and the timer stays as it was.
+        assert!(matches!(
+            shard.reset_within(key, Tick(40), Tick(10), Tick(50)),
+            Ok(None)
+        ));
+        assert_eq!(shard.len(), 1);
+        // Past it: moved.
+        match shard.reset_within(key, Tick(200), Tick(10), Tick(50)) {
+            Ok(Some(Some((_, due)))) => assert_eq!(due, Tick(200)),
+            _ => panic!("a reset past the range was not made"),
+        }
+        // Not due at 150, due at 200: never early, nothing lost.
+        assert_eq!(shard.process_at(Tick(150)), 0);
+        assert_eq!(shard.process_at(Tick(200)), 1);
+    }
 }

@@ -32,6 +32,61 @@ pub(crate) struct Clock {
     resolution: u64,
     paused_ever: AtomicBool,
     state: Mutex<State>,
+    /// How to bound the tick from the kernel's coarse clock, if it has one.
+    coarse: Option<Coarse>,
+}
+
+/// The kernel's coarse monotonic clock (`CLOCK_MONOTONIC_COARSE`): the
+/// precise clock (`CLOCK_MONOTONIC`, which `std::time::Instant` reads) as
+/// of the kernel's last tick, a few ns to read where the precise one takes
+/// 20–30 on a VM. It never runs ahead of the precise clock and lags it by
+/// less than its resolution (one kernel tick, 1–4 ms): so it bounds the
+/// tick now from both sides (see [`Clock::tick_bounds`]).
+#[derive(Clone, Copy)]
+#[cfg_attr(
+    not(all(any(target_os = "linux", target_os = "android"), not(loom))),
+    allow(dead_code)
+)]
+struct Coarse {
+    /// `CLOCK_MONOTONIC` in ns, read just after `origin` (so at or after it).
+    origin_ns: u64,
+    /// Ticks from the lower bound to the upper: the coarse clock's
+    /// resolution, rounded up, and a tick of margin on each side.
+    span: u64,
+}
+
+impl Coarse {
+    /// Reads how this machine's coarse clock relates to `origin`, just
+    /// read; `None` where there is none, under loom, or if its resolution
+    /// is too coarse to help (over 10 ms).
+    #[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
+    fn new(resolution: u64) -> Option<Coarse> {
+        use rustix::time::{clock_getres, clock_gettime, ClockId};
+        let origin_ns = nanos(clock_gettime(ClockId::Monotonic))?;
+        let coarse_res = nanos(clock_getres(ClockId::MonotonicCoarse))?;
+        if coarse_res == 0 || coarse_res > 10_000_000 {
+            return None;
+        }
+        Some(Coarse {
+            origin_ns,
+            span: coarse_res.div_ceil(resolution) + 2,
+        })
+    }
+
+    #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(loom))))]
+    fn new(_resolution: u64) -> Option<Coarse> {
+        None
+    }
+}
+
+/// A timespec in ns (`None` if negative or past `u64`).
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
+#[inline]
+fn nanos(t: rustix::time::Timespec) -> Option<u64> {
+    u64::try_from(t.tv_sec)
+        .ok()?
+        .checked_mul(1_000_000_000)?
+        .checked_add(u64::try_from(t.tv_nsec).ok()?)
 }
 
 /// Clock time is `base` while paused, else `base + (real now - unfrozen)`.
@@ -46,14 +101,51 @@ impl Clock {
     pub(crate) fn new(resolution: Duration) -> Clock {
         debug_assert!(!resolution.is_zero() && resolution <= MAX_RESOLUTION);
         let origin = StdInstant::now();
+        let resolution = resolution.as_nanos() as u64;
         Clock {
             origin,
-            resolution: resolution.as_nanos() as u64,
+            resolution,
             paused_ever: AtomicBool::new(false),
             state: Mutex::new(State {
                 base: origin,
                 unfrozen: Some(origin),
             }),
+            coarse: Coarse::new(resolution),
+        }
+    }
+
+    /// Two ticks the clock's tick now lies between, `(lo, hi)`: `lo` one
+    /// it has reached, `hi` one it has not passed (a few ms later), from
+    /// the coarse clock, at a fifth of the cost of [`now`](Clock::now).
+    /// `None` if this machine has no coarse clock, or if this clock has
+    /// ever been paused (its time is then its own).
+    ///
+    /// `lo` is exact for what it is used for: a registration filed from it
+    /// never fires early (it is a tick the clock has reached). `hi` is only
+    /// as good as the kernel's promise that the coarse clock lags by less
+    /// than its resolution; a deadline past `hi` that was in fact due
+    /// files as pending and fires at once, never early.
+    #[inline]
+    pub(crate) fn tick_bounds(&self) -> Option<(Tick, Tick)> {
+        #[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
+        {
+            let coarse = self.coarse?;
+            if self.paused_ever() {
+                return None;
+            }
+            let now = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicCoarse);
+            // Saturating: just after `origin` the coarse clock may still
+            // be behind it (tick 0 then, which the clock has reached).
+            let since = nanos(now)?.saturating_sub(coarse.origin_ns);
+            // A tick of margin below, for a coarse clock a few ns ahead.
+            let (floor, _) = self.parts(Duration::from_nanos(since));
+            let lo = floor.saturating_sub(1);
+            Some((Tick(lo), Tick(lo.saturating_add(coarse.span))))
+        }
+        #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(loom))))]
+        {
+            let _ = self.coarse;
+            None
         }
     }
 
@@ -256,6 +348,35 @@ mod tests {
         let due = clock.tick_ceil(far);
         assert!(clock.instant_of(due) >= far);
         assert_eq!(clock.tick_floor(clock.instant_of(due)), due);
+    }
+
+    #[test]
+    fn the_coarse_bounds_hold_the_tick_now() {
+        for resolution in [
+            Duration::from_nanos(1),
+            Duration::from_micros(1),
+            Duration::from_millis(1),
+        ] {
+            let clock = Clock::new(resolution);
+            if clock.coarse.is_none() {
+                return; // no coarse clock here: nothing to bound with
+            }
+            for _ in 0..10_000 {
+                let before = clock.tick_floor(clock.now());
+                let (lo, hi) = clock.tick_bounds().expect("a coarse clock");
+                let after = clock.tick_floor(clock.now());
+                assert!(
+                    lo <= after,
+                    "the lower bound is a tick the clock has reached"
+                );
+                assert!(hi >= before, "the upper bound is one it has not passed");
+            }
+            assert!(clock.pause());
+            assert!(
+                clock.tick_bounds().is_none(),
+                "a paused clock's time is its own"
+            );
+        }
     }
 
     #[test]

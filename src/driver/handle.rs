@@ -282,6 +282,27 @@ impl Handle {
         self.shared.register(due, now, waker)
     }
 
+    /// [`register`](Handle::register) from a range the clock's tick now
+    /// lies in (see `Shared::register_within`); may say `Unsure`.
+    #[inline]
+    pub(crate) fn register_within(
+        &self,
+        due: Tick,
+        now: Tick,
+        hi: Tick,
+        waker: &Waker,
+    ) -> Result<Registered, Error> {
+        self.shared.register_within(due, now, hi, waker)
+    }
+
+    /// Two ticks the clock's tick now lies between, read from the kernel's
+    /// coarse clock (see `Clock::tick_bounds`); `None` where there is none
+    /// or the clock has been paused.
+    #[inline]
+    pub(crate) fn tick_bounds(&self) -> Option<(Tick, Tick)> {
+        self.shared.clock.tick_bounds()
+    }
+
     /// Moves a pending timer to `deadline`, keeping its waker.
     #[inline]
     pub(crate) fn reset(
@@ -291,6 +312,20 @@ impl Handle {
         now: Tick,
     ) -> Result<Option<(TimerKey, Tick)>, Error> {
         self.shared.reset(key, deadline, now)
+    }
+
+    /// [`reset`](Handle::reset) to tick `due` from a range the clock's tick
+    /// now lies in (see `Shared::reset_within`); `Ok(None)`: unsure, nothing
+    /// changed.
+    #[inline]
+    pub(crate) fn reset_within(
+        &self,
+        key: TimerKey,
+        due: Tick,
+        now: Tick,
+        hi: Tick,
+    ) -> Result<Option<Option<(TimerKey, Tick)>>, Error> {
+        self.shared.reset_within(key, due, now, hi)
     }
 
     /// Cancels a pending timer; no waker of it is called once this returns.

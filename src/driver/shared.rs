@@ -168,6 +168,10 @@ pub(crate) enum Registered {
     Pending(TimerKey, Tick),
     /// Already due: nothing was filed.
     Due,
+    /// Given a range for the clock's tick ([`Shared::register_within`]),
+    /// the range could decide whether or where the timer files: nothing
+    /// was filed; read the clock and register again.
+    Unsure,
     /// Due after the last tick this driver's clock can count (only a paused
     /// clock moved centuries ahead gets there): nothing was filed, since a
     /// timer filed for that last tick would fire before its deadline. The
@@ -255,10 +259,27 @@ impl Shared {
     /// to wake `waker`. `now` is a tick the caller has seen this driver's
     /// clock reach (the registration's own tick is the later of it and the
     /// driver's latest, read under the lock).
+    #[inline]
     pub(crate) fn register(
         &self,
         due: Tick,
         now: Tick,
+        waker: &Waker,
+    ) -> Result<Registered, Error> {
+        self.register_within(due, now, now, waker)
+    }
+
+    /// [`register`](Shared::register) for a caller that knows only that the
+    /// clock's tick now is between `now` (a tick it has reached) and `hi`
+    /// (one it has not passed; see `Clock::tick_bounds`): files the timer
+    /// from `now` if that range cannot change the outcome (the timer is
+    /// not due by `hi`, and a TTL counted from anywhere in the range files
+    /// in the same slack level), else says [`Registered::Unsure`].
+    pub(crate) fn register_within(
+        &self,
+        due: Tick,
+        now: Tick,
+        hi: Tick,
         waker: &Waker,
     ) -> Result<Registered, Error> {
         let due = due.0;
@@ -283,6 +304,12 @@ impl Shared {
             return Ok(Registered::Due);
         }
         let exact = self.exact_when_filed();
+        if hi.0 > now && (due <= hi.0 || !(exact || inner.levels.same_level(due - now, due - hi.0)))
+        {
+            drop(inner);
+            drop(waker);
+            return Ok(Registered::Unsure);
+        }
         let key = match inner.levels.insert(now, due, waker, exact) {
             Ok(key) => key,
             Err(waker) => {
@@ -314,38 +341,62 @@ impl Shared {
     /// waker. Returns its key now (a new one if its slack level changed)
     /// and the tick it is due at, or `None` if it is no longer pending
     /// (handed out for waking).
+    #[inline]
     pub(crate) fn reset(
         &self,
         key: TimerKey,
         deadline: StdInstant,
         now: Tick,
     ) -> Result<Option<(TimerKey, Tick)>, Error> {
-        let due = self.clock.tick_ceil(deadline).0;
+        let due = self.clock.tick_ceil(deadline);
+        self.reset_within(key, due, now, now)
+            .map(|reset| reset.unwrap_or_else(|| unreachable!("an exact reset is never unsure")))
+    }
+
+    /// [`reset`](Shared::reset) to the tick `due`, for a caller that knows
+    /// only that the clock's tick now is between `now` and `hi` (as for
+    /// [`register_within`](Shared::register_within)): `Ok(None)` if that
+    /// range could decide the outcome, and nothing was changed.
+    pub(crate) fn reset_within(
+        &self,
+        key: TimerKey,
+        due: Tick,
+        now: Tick,
+        hi: Tick,
+    ) -> Result<Option<Option<(TimerKey, Tick)>>, Error> {
+        let due = due.0;
         let mut inner = lock(&self.inner);
         if inner.shutdown {
             return Err(Error::shutdown());
         }
         let now = now.0.max(inner.levels.elapsed());
+        if hi.0 > now
+            && due != u64::MAX
+            && (due <= hi.0
+                || !(self.exact_when_filed() || inner.levels.same_level(due - now, due - hi.0)))
+        {
+            return Ok(None);
+        }
         if due == u64::MAX {
             // Beyond the clock's last tick (see `Registered::Beyond`): no
             // longer filed; the sleep's next poll says it is pending.
             let removed = inner.levels.remove(key);
             drop(inner);
             drop(removed);
-            return Ok(None);
+            return Ok(Some(None));
         }
         if due <= now {
             // Due already: hand it out now.
             let removed = inner.levels.remove(key);
             drop(inner);
-            return Ok(removed.map(|waker| {
+            return Ok(Some(removed.map(|waker| {
                 waker.wake();
                 (key, Tick(now))
-            }));
+            })));
         }
         let exact = self.exact_when_filed();
         let Some(key) = inner.levels.reset(key, now, due, exact) else {
-            return Ok(None);
+            return Ok(Some(None));
         };
         let unpark = inner.lower_parked_until(key, due);
         if unpark {
@@ -355,7 +406,7 @@ impl Shared {
         if unpark {
             self.wake_parked();
         }
-        Ok(Some((key, Tick(due))))
+        Ok(Some(Some((key, Tick(due)))))
     }
 
     /// Whether a timer filed now goes in without slack: on a runtime's

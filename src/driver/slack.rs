@@ -280,6 +280,13 @@ impl<T> Levels<T> {
         level
     }
 
+    /// Whether timers `a` and `b` ticks ahead file in the same level (any
+    /// TTL between them does too: levels rise with the TTL).
+    #[inline]
+    pub(crate) fn same_level(&self, a: u64, b: u64) -> bool {
+        self.level_of(a) == self.level_of(b)
+    }
+
     /// The latest tick seen.
     #[inline]
     pub(crate) fn elapsed(&self) -> u64 {

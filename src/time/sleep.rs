@@ -306,8 +306,10 @@ impl Sleep {
     /// stored waker); a later one makes an elapsed sleep wait again.
     ///
     /// A new deadline in the same tick as the old one (an idle timeout
-    /// pushed back many times a millisecond) takes no lock and reads no
-    /// clock.
+    /// pushed back many times a tick) takes no lock and reads no clock; one
+    /// in another tick more than a few ms from now reads only the kernel's
+    /// coarse clock where there is one (the lock it takes to move the
+    /// timer is the cost left).
     ///
     /// # Examples
     ///
@@ -323,13 +325,29 @@ impl Sleep {
     ///     idle.await;
     /// });
     /// ```
-    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        if let State::Registered(_) = self.state() {
-            if self.tick() != UNKNOWN && self.handle.tick_ceil(deadline.into_std()).0 == self.tick()
-            {
+    pub fn reset(mut self: Pin<&mut Self>, deadline: Instant) {
+        if let State::Registered(key) = self.state() {
+            let due = self.handle.tick_ceil(deadline.into_std());
+            if self.tick() != UNKNOWN && due.0 == self.tick() {
                 // Due at the tick it is filed for: nothing to re-file.
                 *self.project().deadline = deadline;
                 return;
+            }
+            // A new deadline further off than the coarse clock's few ms
+            // needs no precise read of the clock (see `poll_elapsed`).
+            if let Some((lo, hi)) = self.handle.tick_bounds().filter(|&(_, hi)| due > hi) {
+                let state = match self.handle.reset_within(key, due, lo, hi) {
+                    // Unsure: read the clock below.
+                    Ok(None) => None,
+                    Ok(Some(Some((key, due)))) => Some((State::Registered(key), due.0)),
+                    // Handed out for waking, or the driver is gone (the next
+                    // poll says so); `lo` is a tick the clock has reached.
+                    Ok(Some(None)) | Err(_) => Some((State::Unregistered(Some(key)), lo.0)),
+                };
+                if let Some((state, tick)) = state {
+                    *self.as_mut().project().deadline = deadline;
+                    return self.set(state, tick);
+                }
             }
         }
         let now = self.handle.now();
@@ -401,33 +419,62 @@ impl Sleep {
             },
             State::Fresh(due) => {
                 let from = Tick(self.tick());
-                return self.register(from, Some(Tick(due)), None, cx);
+                return self.register(from, None, Some(Tick(due)), None, cx);
             }
             State::Unregistered(key) if self.tick() == UNKNOWN => {
+                // A deadline given as an instant (`sleep_until`, `timeout_at`,
+                // a reset): the coarse clock bounds the tick now, which is
+                // all a deadline further off than its few ms needs (see
+                // `Shared::register_within`).
+                let due = self.handle.tick_ceil(self.deadline.into_std());
+                if let Some((lo, hi)) = self.handle.tick_bounds() {
+                    if due > hi {
+                        return self.register(lo, Some(hi), Some(due), key, cx);
+                    }
+                }
                 let now = self.handle.now();
                 if self.deadline.into_std() <= now {
                     self.set(State::Elapsed(key), UNKNOWN);
                     return Poll::Ready(());
                 }
-                (self.handle.tick_of(now), key)
+                let from = self.handle.tick_of(now);
+                return self.register(from, None, Some(due), key, cx);
             }
             State::Unregistered(key) => (Tick(self.tick()), key),
         };
-        self.register(from, None, handed_out, cx)
+        self.register(from, None, None, handed_out, cx)
     }
 
-    /// Files the sleep with the driver, from a tick its clock has reached;
-    /// `due` is the tick its deadline rounds up to, if known.
+    /// Files the sleep with the driver, from a tick its clock has reached
+    /// (`from`; or, with `hi`, a tick between `from` and `hi`, which may
+    /// send it to read the clock); `due` is the tick its deadline rounds
+    /// up to, if known.
     fn register(
         self: Pin<&mut Self>,
         from: Tick,
+        hi: Option<Tick>,
         due: Option<Tick>,
         handed_out: Option<TimerKey>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
         self.handle.before_register();
         let due = due.unwrap_or_else(|| self.handle.tick_ceil(self.deadline.into_std()));
-        match self.handle.register(due, from, cx.waker()) {
+        let mut filed = match hi {
+            Some(hi) => self.handle.register_within(due, from, hi, cx.waker()),
+            None => self.handle.register(due, from, cx.waker()),
+        };
+        while let Ok(Registered::Unsure) = filed {
+            // The range did not settle it: read the clock.
+            let now = self.handle.now();
+            if self.deadline.into_std() <= now {
+                self.set(State::Elapsed(handed_out), UNKNOWN);
+                return Poll::Ready(());
+            }
+            filed = self
+                .handle
+                .register(due, self.handle.tick_of(now), cx.waker());
+        }
+        match filed {
             Ok(Registered::Pending(key, due)) => {
                 if let Some(old) = handed_out {
                     // The old registration's waker is not needed (this task
@@ -453,6 +500,7 @@ impl Sleep {
                 self.set(State::Elapsed(handed_out), UNKNOWN);
                 Poll::Ready(())
             }
+            Ok(Registered::Unsure) => unreachable!("an exact registration is never unsure"),
             Err(err) => panic!("{err}"),
         }
     }
