@@ -3,6 +3,9 @@
 //! Ground rules: `paused_ever` is only ever set (never cleared); while it is
 //! false the clock is `std::time::Instant::now()` and takes no lock. Once a
 //! clock has been paused, `state` (a mutex) holds how to read it.
+//! [`Clock::tick_bounds`] reads the kernel's coarse clock instead, for
+//! callers that need the tick now only to within a few ms; it is `None`
+//! once paused.
 
 use std::time::{Duration, Instant as StdInstant};
 
