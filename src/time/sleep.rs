@@ -76,7 +76,11 @@ pub fn sleep(duration: Duration) -> Sleep {
 }
 
 /// Waits until `deadline`; like `tokio::time::sleep_until`. A deadline in
-/// the past completes on the first poll.
+/// the past completes on the first poll (on Linux, one that passed less
+/// than ~50 ms before, on a machine whose kernel timekeeping has stalled
+/// for longer than that, completes on the driver's next turn instead:
+/// a deadline more than that far ahead is filed from the kernel's coarse
+/// clock, which skips a precise clock read).
 ///
 /// # Examples
 ///
@@ -307,7 +311,7 @@ impl Sleep {
     ///
     /// A new deadline in the same tick as the old one (an idle timeout
     /// pushed back many times a tick) takes no lock and reads no clock; one
-    /// in another tick more than a few ms from now reads only the kernel's
+    /// in another tick more than ~50 ms from now reads only the kernel's
     /// coarse clock where there is one (the lock it takes to move the
     /// timer is the cost left).
     ///
@@ -333,7 +337,7 @@ impl Sleep {
                 *self.project().deadline = deadline;
                 return;
             }
-            // A new deadline further off than the coarse clock's few ms
+            // A new deadline further off than the coarse clock's lag bound
             // needs no precise read of the clock (see `poll_elapsed`).
             if let Some((lo, hi)) = self.handle.tick_bounds().filter(|&(_, hi)| due > hi) {
                 let state = match self.handle.reset_within(key, due, lo, hi) {
@@ -423,9 +427,9 @@ impl Sleep {
             }
             State::Unregistered(key) if self.tick() == UNKNOWN => {
                 // A deadline given as an instant (`sleep_until`, `timeout_at`,
-                // a reset): the coarse clock bounds the tick now, which is
-                // all a deadline further off than its few ms needs (see
-                // `Shared::register_within`).
+                // a re-home): the coarse clock bounds the tick now, which
+                // is all a deadline further off than its lag bound needs
+                // (see `Clock::tick_bounds`, `Shared::register_within`).
                 let due = self.handle.tick_ceil(self.deadline.into_std());
                 if let Some((lo, hi)) = self.handle.tick_bounds() {
                     if due > hi {
