@@ -337,7 +337,7 @@ mod tests {
 
     use super::BATCH;
     use crate::driver::clock::Tick;
-    use crate::driver::shared::{Options, Registered, Role, Shared};
+    use crate::driver::shared::{Options, Registered, Reset, Role, Shared};
     use crate::driver::TimerSlack;
 
     /// A driver of `role` with 1 ms ticks and no slack, fired by nobody
@@ -532,12 +532,12 @@ mod tests {
         // Within the range: unsure, and the timer stays as it was.
         assert!(matches!(
             shard.reset_within(key, Tick(40), Tick(10), Tick(50)),
-            Ok(None)
+            Ok(Reset::Unsure)
         ));
         assert_eq!(shard.len(), 1);
         // Past it: moved.
         match shard.reset_within(key, Tick(200), Tick(10), Tick(50)) {
-            Ok(Some(Some((_, due)))) => assert_eq!(due, Tick(200)),
+            Ok(Reset::Moved(_, due)) => assert_eq!(due, Tick(200)),
             _ => panic!("a reset past the range was not made"),
         }
         // Not due at 150, due at 200: never early, nothing lost.

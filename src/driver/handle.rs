@@ -13,7 +13,7 @@ use std::task::Waker;
 use std::time::{Duration, Instant as StdInstant};
 
 use super::clock::Tick;
-use super::shared::{Park, Registered, Role, Shared};
+use super::shared::{Park, Registered, Reset, Role, Shared};
 use super::Error;
 use crate::lawn::TimerKey;
 use crate::loom::Arc;
@@ -315,8 +315,7 @@ impl Handle {
     }
 
     /// [`reset`](Handle::reset) to tick `due` from a range the clock's tick
-    /// now lies in (see `Shared::reset_within`); `Ok(None)`: unsure, nothing
-    /// changed.
+    /// now lies in (see `Shared::reset_within`); may say `Unsure`.
     #[inline]
     pub(crate) fn reset_within(
         &self,
@@ -324,7 +323,7 @@ impl Handle {
         due: Tick,
         now: Tick,
         hi: Tick,
-    ) -> Result<Option<Option<(TimerKey, Tick)>>, Error> {
+    ) -> Result<Reset, Error> {
         self.shared.reset_within(key, due, now, hi)
     }
 

@@ -162,6 +162,19 @@ pub(crate) enum Park {
     Until(Option<StdInstant>),
 }
 
+/// What a reset did ([`Shared::reset_within`]).
+pub(crate) enum Reset {
+    /// Filed under this key (a new one if its slack level changed), due at
+    /// this tick; or, reset into the past, handed out for waking under it.
+    Moved(TimerKey, Tick),
+    /// No longer pending (handed out for waking), or moved beyond the
+    /// clock's last tick (see [`Registered::Beyond`]): nothing is filed.
+    NotPending,
+    /// The range given for the clock's tick could decide where the timer
+    /// files: nothing was changed; read the clock and reset again.
+    Unsure,
+}
+
 /// What a registration found.
 pub(crate) enum Registered {
     /// Filed under this key, due at this tick; the waker is called then.
@@ -303,13 +316,12 @@ impl Shared {
             drop(inner);
             return Ok(Registered::Due);
         }
-        let exact = self.exact_when_filed();
-        if hi.0 > now && (due <= hi.0 || !(exact || inner.levels.same_level(due - now, due - hi.0)))
-        {
+        if self.unsettled(&inner, due, now, hi.0) {
             drop(inner);
             drop(waker);
             return Ok(Registered::Unsure);
         }
+        let exact = self.exact_when_filed();
         let key = match inner.levels.insert(now, due, waker, exact) {
             Ok(key) => key,
             Err(waker) => {
@@ -349,54 +361,55 @@ impl Shared {
         now: Tick,
     ) -> Result<Option<(TimerKey, Tick)>, Error> {
         let due = self.clock.tick_ceil(deadline);
-        self.reset_within(key, due, now, now)
-            .map(|reset| reset.unwrap_or_else(|| unreachable!("an exact reset is never unsure")))
+        Ok(match self.reset_within(key, due, now, now)? {
+            Reset::Moved(key, due) => Some((key, due)),
+            Reset::NotPending => None,
+            Reset::Unsure => unreachable!("an exact reset is never unsure"),
+        })
     }
 
     /// [`reset`](Shared::reset) to the tick `due`, for a caller that knows
     /// only that the clock's tick now is between `now` and `hi` (as for
-    /// [`register_within`](Shared::register_within)): `Ok(None)` if that
-    /// range could decide the outcome, and nothing was changed.
+    /// [`register_within`](Shared::register_within)).
     pub(crate) fn reset_within(
         &self,
         key: TimerKey,
         due: Tick,
         now: Tick,
         hi: Tick,
-    ) -> Result<Option<Option<(TimerKey, Tick)>>, Error> {
+    ) -> Result<Reset, Error> {
         let due = due.0;
         let mut inner = lock(&self.inner);
         if inner.shutdown {
             return Err(Error::shutdown());
         }
         let now = now.0.max(inner.levels.elapsed());
-        if hi.0 > now
-            && due != u64::MAX
-            && (due <= hi.0
-                || !(self.exact_when_filed() || inner.levels.same_level(due - now, due - hi.0)))
-        {
-            return Ok(None);
-        }
         if due == u64::MAX {
             // Beyond the clock's last tick (see `Registered::Beyond`): no
             // longer filed; the sleep's next poll says it is pending.
             let removed = inner.levels.remove(key);
             drop(inner);
             drop(removed);
-            return Ok(Some(None));
+            return Ok(Reset::NotPending);
         }
         if due <= now {
             // Due already: hand it out now.
             let removed = inner.levels.remove(key);
             drop(inner);
-            return Ok(Some(removed.map(|waker| {
-                waker.wake();
-                (key, Tick(now))
-            })));
+            return Ok(match removed {
+                Some(waker) => {
+                    waker.wake();
+                    Reset::Moved(key, Tick(now))
+                }
+                None => Reset::NotPending,
+            });
+        }
+        if self.unsettled(&inner, due, now, hi.0) {
+            return Ok(Reset::Unsure);
         }
         let exact = self.exact_when_filed();
         let Some(key) = inner.levels.reset(key, now, due, exact) else {
-            return Ok(Some(None));
+            return Ok(Reset::NotPending);
         };
         let unpark = inner.lower_parked_until(key, due);
         if unpark {
@@ -406,7 +419,17 @@ impl Shared {
         if unpark {
             self.wake_parked();
         }
-        Ok(Some(Some((key, Tick(due)))))
+        Ok(Reset::Moved(key, Tick(due)))
+    }
+
+    /// Whether the clock's tick being anywhere in `now..=hi` (`now < due`)
+    /// could decide whether a timer due at `due` is due, or which slack
+    /// level it files in.
+    #[inline]
+    fn unsettled(&self, inner: &Locked, due: u64, now: u64, hi: u64) -> bool {
+        hi > now
+            && (due <= hi
+                || !(self.exact_when_filed() || inner.levels.same_level(due - now, due - hi)))
     }
 
     /// Whether a timer filed now goes in without slack: on a runtime's

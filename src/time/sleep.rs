@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::coop;
-use crate::driver::{rebind_target, Error, Handle, Registered, Tick};
+use crate::driver::{rebind_target, Error, Handle, Registered, Reset, Tick};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
 
@@ -341,12 +341,11 @@ impl Sleep {
             // needs no precise read of the clock (see `poll_elapsed`).
             if let Some((lo, hi)) = self.handle.tick_bounds().filter(|&(_, hi)| due > hi) {
                 let state = match self.handle.reset_within(key, due, lo, hi) {
-                    // Unsure: read the clock below.
-                    Ok(None) => None,
-                    Ok(Some(Some((key, due)))) => Some((State::Registered(key), due.0)),
+                    Ok(Reset::Unsure) => None, // read the clock below
+                    Ok(Reset::Moved(key, due)) => Some((State::Registered(key), due.0)),
                     // Handed out for waking, or the driver is gone (the next
                     // poll says so); `lo` is a tick the clock has reached.
-                    Ok(Some(None)) | Err(_) => Some((State::Unregistered(Some(key)), lo.0)),
+                    Ok(Reset::NotPending) | Err(_) => Some((State::Unregistered(Some(key)), lo.0)),
                 };
                 if let Some((state, tick)) = state {
                     *self.as_mut().project().deadline = deadline;
@@ -467,8 +466,9 @@ impl Sleep {
             Some(hi) => self.handle.register_within(due, from, hi, cx.waker()),
             None => self.handle.register(due, from, cx.waker()),
         };
-        while let Ok(Registered::Unsure) = filed {
-            // The range did not settle it: read the clock.
+        if let Ok(Registered::Unsure) = filed {
+            // The range did not settle it: read the clock (an exact
+            // registration is never unsure).
             let now = self.handle.now();
             if self.deadline.into_std() <= now {
                 self.set(State::Elapsed(handed_out), UNKNOWN);
