@@ -5,7 +5,7 @@
 //! ```text
 //! cargo bench --bench in_tokio               # 5 rounds
 //! cargo bench --bench in_tokio -- --rounds 9
-//! cargo bench --bench in_tokio -- --only churn   # or floor, fire, lateness, block_on
+//! cargo bench --bench in_tokio -- --only churn   # or floor, reset, fire, lateness, block_on
 //! ```
 //!
 //! In a tokio multi-thread runtime with 2 workers:
@@ -27,6 +27,13 @@
 //!   timers that live a while, a plain slab behind a mutex), churned in
 //!   the same harness as the 1-task churn (see `minimal`); and what 1.5x
 //!   of tokio's churn would leave above each floor;
+//! - **reset**, one task: an idle timeout pushed back on every read, as a
+//!   connection's is: a registered 30 s `sleep` reset to `Instant::now()`
+//!   plus 30 s and polled once, over and over; ns per reset (the clock
+//!   read that makes the new deadline included, on both sides). Reads a
+//!   server sees come microseconds apart, not the bench's ~50 ns, so the
+//!   n-th deadline is n µs later still: each reset moves the timer to a
+//!   later tick of lawn_rt's 1 µs clock, as a server's would;
 //! - **fire**: 200,000 spawned tasks each sleeping 1–10 ms (uniform, µs),
 //!   all awaited; wall time, process CPU (getrusage) and voluntary context
 //!   switches;
@@ -48,6 +55,7 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 const CHURN_OPS: u64 = 200_000;
+const RESET_OPS: u64 = 2_000_000;
 const FLOOR_OPS: u64 = 2_000_000;
 const FIRE_TASKS: u64 = 200_000;
 const LATENESS_SAMPLES: usize = 300;
@@ -101,6 +109,21 @@ fn main() {
     }
     if run("floor") {
         floor_rows(rounds);
+    }
+    if run("reset") {
+        let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            lawn.push(tokio_runtime().block_on(async { tokio::spawn(idle_lawn()).await.unwrap() }));
+            tokio.push(
+                tokio_runtime().block_on(async { tokio::spawn(idle_tokio()).await.unwrap() }),
+            );
+        }
+        row(
+            "idle timeout reset on every read, 1 task, ns/op",
+            &lawn,
+            &tokio,
+            Better::Lower,
+        );
     }
     if run("fire") {
         fire_rows(rounds);
@@ -459,6 +482,33 @@ async fn churn_task<F: Future, M: Fn(Instant) -> F>(ops: u64, ttl: Duration, mak
     for _ in 0..ops {
         poll_once(make(deadline)).await
     }
+}
+
+/// The idle timeout of the `reset` rows, on each side (a task each).
+const IDLE: Duration = Duration::from_secs(30);
+
+async fn idle_lawn() -> f64 {
+    let mut idle = pin!(lawn_rt::time::sleep(IDLE));
+    poll_once(idle.as_mut()).await;
+    let start = Instant::now();
+    for n in 0..RESET_OPS {
+        let later = IDLE + Duration::from_micros(n);
+        idle.as_mut().reset(lawn_rt::time::Instant::now() + later);
+        poll_once(idle.as_mut()).await;
+    }
+    start.elapsed().as_nanos() as f64 / RESET_OPS as f64
+}
+
+async fn idle_tokio() -> f64 {
+    let mut idle = pin!(tokio::time::sleep(IDLE));
+    poll_once(idle.as_mut()).await;
+    let start = Instant::now();
+    for n in 0..RESET_OPS {
+        let later = IDLE + Duration::from_micros(n);
+        idle.as_mut().reset(tokio::time::Instant::now() + later);
+        poll_once(idle.as_mut()).await;
+    }
+    start.elapsed().as_nanos() as f64 / RESET_OPS as f64
 }
 
 struct Fire {

@@ -14,7 +14,9 @@
 //! * `reset/{warm,cold}`: one registered sleep, `reset(Instant::now() + 5 s)`
 //!   and polled once per iteration: the idle-timeout pattern;
 //!   `reset/moving`: the same, every other deadline 1 ms further off, so
-//!   that each reset moves the timer to another tick.
+//!   that each reset moves the timer to another tick; `reset/later`: each
+//!   deadline 1 ms further off than the one before (an idle timeout pushed
+//!   back by reads a tick or more apart).
 //! * `repoll/warm`: one registered sleep polled again by the same task (a
 //!   `select!` loop, a `Timeout` around a busy future): no reset, no clock.
 //! * `register_drop/{fixed10,uniform}`: 1,000,000 sleeps created and polled
@@ -344,14 +346,18 @@ fn reset(c: &mut Criterion) {
     // each one moves the timer to another tick on both sides (on the
     // bench's 1 ms tick, resets within one ms otherwise stay in their
     // tick; in a runtime, on its 1 µs tick, resets a few µs apart move).
-    for (warmth, name, moving) in [
-        (Warmth::Warm, "warm", false),
-        (Warmth::Cold, "cold", false),
-        (Warmth::Warm, "moving", true),
+    // `later`: every reset 1 ms further off than the one before, the idle
+    // timeout of a connection read from at least a tick apart: each moves
+    // the timer to a later tick.
+    for (warmth, name, extra_ms) in [
+        (Warmth::Warm, "warm", (|_| 0) as fn(u32) -> u32),
+        (Warmth::Cold, "cold", |_| 0),
+        (Warmth::Warm, "moving", |i| i % 2),
+        (Warmth::Warm, "later", |i| i),
     ] {
-        let step = |i: &mut u32| {
+        let step = move |i: &mut u32| {
             *i = i.wrapping_add(1);
-            AHEAD + Duration::from_millis(u64::from(moving && *i % 2 == 1))
+            AHEAD + Duration::from_millis(u64::from(extra_ms(*i)))
         };
         g.bench_function(BenchmarkId::new("lawn_rt", name), |b| {
             let side = LawnSide::new(warmth, BACKGROUND_SHORT, false);

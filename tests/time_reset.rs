@@ -1,6 +1,7 @@
 //! `Sleep::reset`: before and after fire, to the past (the stored waker is
 //! woken once, the next poll is Ready), to later and earlier; the
-//! registration and its waker are kept.
+//! registration and its waker are kept; an idle timeout pushed back again
+//! and again fires once, at its last deadline.
 //!
 //! The tests run on a paused runtime (`#[lawn_rt::test(start_paused =
 //! true)]`): the clock moves only by `time::advance` (checked poll by poll,
@@ -313,4 +314,31 @@ fn a_reset_to_now_on_the_real_clock_wakes_the_stored_waker_once() {
     assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Ready(()));
     assert_eq!(driver.process(), 0);
     assert_eq!(counter.wakes(), 1);
+}
+
+/// An idle timeout pushed back on every read: each reset extends the filed
+/// timer where it stands (the Lawn's "Resets"), and the driver files it
+/// again when its old place comes due, without waking the task there.
+#[lawn_rt::test(start_paused = true)]
+async fn an_idle_timeout_pushed_back_often_fires_once_at_its_last_deadline() {
+    let (counter, waker) = counting_waker();
+    let start = Instant::now();
+    let mut idle = pin!(sleep(ms(50)));
+    assert!(poll_with(idle.as_mut(), &waker).is_pending());
+    // A read every millisecond for 40 ms, each pushing the deadline back.
+    for _ in 0..40 {
+        assert_eq!(advance_and_count(ms(1)).await, 0);
+        idle.as_mut().reset(Instant::now() + ms(50));
+        assert!(poll_with(idle.as_mut(), &waker).is_pending());
+    }
+    assert_eq!(idle.deadline(), start + ms(90));
+    assert_eq!(pending_timers(), 1);
+    // Past every earlier deadline, the first at 50 ms: nothing fires, and
+    // the task is not woken.
+    assert_eq!(advance_and_count(ms(49)).await, 0);
+    assert_eq!(counter.wakes(), 0);
+    assert!(poll_with(idle.as_mut(), &waker).is_pending());
+    assert_eq!(advance_and_count(ms(1)).await, 1);
+    assert_eq!(counter.wakes(), 1);
+    assert_eq!(poll_with(idle.as_mut(), &waker), Poll::Ready(()));
 }

@@ -81,6 +81,19 @@ pub(super) struct Bucket {
     pub(super) kind: Kind,
 }
 
+impl Bucket {
+    /// The shift of its nodes' leads (see `Node::lead`): 0 in an exact
+    /// bucket, whose keys are deadlines unless a reset extended them (see
+    /// [`Lawn::reset`](super::Lawn::reset)).
+    #[inline]
+    pub(super) fn lead_shift(&self) -> u32 {
+        match self.kind {
+            Kind::Exact { .. } => 0,
+            Kind::Class { floor, .. } => lead_shift(floor),
+        }
+    }
+}
+
 /// Multiplicative hasher for the TTL map: TTLs are small integers that a
 /// SipHash would spend most of an insert on.
 #[derive(Clone, Default)]

@@ -76,7 +76,7 @@
 //! | [`insert`](Lawn::insert) | O(1) amortized (an append; a hash lookup for TTLs `>= 64` that miss the one-entry cache; O(log t) only if the bucket was empty) |
 //! | [`insert_deferred`](Lawn::insert_deferred) | O(1): an append to the staged list; its filing, an `insert`'s work, comes later, and never for a timer cancelled first |
 //! | [`remove`](Lawn::remove) | O(1); O(log t) when it removes a bucket head |
-//! | [`reset`](Lawn::reset) | a remove and an insert, keeping the key |
+//! | [`reset`](Lawn::reset) | O(1) to a later deadline the timer's lead can reach (two stores, see [Resets](self#resets)); otherwise a remove and an insert, keeping the key |
 //! | [`next_deadline`](Lawn::next_deadline) | O(1) |
 //! | [`pop_expired`](Lawn::pop_expired) | O(log t) per timer handed out or re-filed from a bucket; O(1) from the near window |
 //!
@@ -88,14 +88,17 @@
 //!   `⌈(e − 5) / 7⌉` times for a TTL in `[2^e, 2^(e+1))`, as each re-file
 //!   leaves it under `2^(e-6)` ticks; in practice it reaches the near window
 //!   (under 4,096 ticks left) after one or two, e.g. two for an hour at 1 ms.
-//!   Timers in exact buckets and in the near window are never re-filed.
+//!   Timers in exact buckets and in the near window are re-filed only
+//!   after a reset that extended them in place (see [Resets](self#resets)).
 //! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
 //!   is exact, and otherwise a lower bound that is early by less than 1/64 of
 //!   that timer's TTL (plus at most a 2^21st of it from the key's rounding);
 //!   a driver that parks until it wakes at most as many extra times as that
 //!   timer is re-filed. (A staged timer cancelled while others stay staged
 //!   can leave it early too, until the next filing: see
-//!   [Deferred filing](self#deferred-filing).)
+//!   [Deferred filing](self#deferred-filing); and so can a timer a reset
+//!   extended in place, until its old key comes due: see
+//!   [Resets](self#resets).)
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
@@ -161,6 +164,29 @@
 //!
 //! A churned timeout then costs a slot and two links; a timer that lives
 //! pays for staging on top of its filing, a few ns.
+//!
+//! # Resets
+//!
+//! An idle timeout is pushed back on every read, so most resets move a
+//! timer to a *later* deadline. Such a reset of a timer filed in a bucket
+//! leaves it where it stands: it raises the node's deadline and its lead
+//! (the count of blocks between its key and its deadline) by the same
+//! amount, so its key is unchanged, and with it the bucket's order and the
+//! heap. When that key comes due, [`pop_expired`](Lawn::pop_expired)
+//! finds the deadline not yet reached and files the timer again for the
+//! ticks it has left, as it does for a class bucket's early heads; it never
+//! hands a timer out before its deadline. Two stores instead of an unlink
+//! and a filing (a bucket emptied and revived, a heap update each).
+//!
+//! The lead is a `u16`, so this reaches `65,535` blocks past the key: in an
+//! exact bucket (blocks of one tick) about 65 ms at the runtime's 1 µs
+//! tick, in a wide class far more. A reset beyond that, to an earlier
+//! deadline, of a staged timer or of one in the near window (whose slot is
+//! its deadline) moves the timer, which starts it over with its key at the
+//! new deadline. So a timer reset over and over is re-filed about once
+//! per 65,535 blocks of extension, and a key that comes due before the
+//! deadline costs one early look: [`next_deadline`](Lawn::next_deadline)
+//! may be early by up to that reach.
 //!
 //! # Time
 //!
@@ -516,7 +542,9 @@ impl<T> Lawn<T> {
     }
 
     /// Moves a timer to the deadline `now + ttl` (earlier or later), keeping
-    /// its key. Returns `false` if the key is stale. O(1) like an insert.
+    /// its key. Returns `false` if the key is stale. O(1) like an insert; to
+    /// a later deadline, usually two stores, the timer staying where it is
+    /// until its old place comes due (see [Resets](self#resets)).
     ///
     /// # Examples
     ///
@@ -532,9 +560,13 @@ impl<T> Lawn<T> {
         let Some(node) = self.nodes.get(key.index, key.gen) else {
             return false;
         };
-        let staged = node.bucket == STAGED;
+        let bucket = node.bucket;
         let base = self.observe(now);
         let deadline = now.saturating_add(ttl);
+        if bucket < STAGED && self.extend_in_place(key.index, bucket, deadline) {
+            return true;
+        }
+        let staged = bucket == STAGED;
         if staged && base == self.staged.base {
             // Still in the tick it was staged at: it moves to the tail of
             // the staged list, as a cancel and a deferred start would.
@@ -548,6 +580,36 @@ impl<T> Lawn<T> {
         self.nodes.node_mut(key.index).deadline = deadline;
         self.file(key.index, base);
         true
+    }
+
+    /// Gives a timer filed in a bucket the later `deadline` where it
+    /// stands (see [Resets](self#resets)): its key stays, since its lead
+    /// grows by as much as its deadline, so its bucket still hands it out
+    /// no later than before, and [`pop_expired`](Lawn::pop_expired) then
+    /// files it again for the ticks it has left. `false`, changing
+    /// nothing, for an earlier deadline or one the lead cannot reach.
+    #[inline]
+    fn extend_in_place(&mut self, index: u32, bucket: u16, deadline: u64) -> bool {
+        let shift = self.buckets.get(bucket).lead_shift();
+        let node = self.nodes.node_mut(index);
+        let Some(more) = deadline.checked_sub(node.deadline) else {
+            return false;
+        };
+        // In lead blocks: what `deadline >> shift` gains. Zero for a
+        // deadline in the same block (the key is unchanged either way).
+        let blocks = (deadline >> shift) - (node.deadline >> shift);
+        debug_assert!(more > 0 || blocks == 0);
+        match u16::try_from(blocks)
+            .ok()
+            .and_then(|b| node.lead.checked_add(b))
+        {
+            Some(lead) => {
+                node.deadline = deadline;
+                node.lead = lead;
+                true
+            }
+            None => false,
+        }
     }
 
     /// The value of a pending timer.
@@ -598,7 +660,9 @@ impl<T> Lawn<T> {
     /// of that timer's TTL at most (see [Costs and bounds](self#costs-and-bounds)),
     /// or a timer staged by [`insert_deferred`](Lawn::insert_deferred) was
     /// cancelled while others stay staged (then it may be that timer's
-    /// deadline until the staged timers are filed).
+    /// deadline until the staged timers are filed), or [`reset`](Lawn::reset)
+    /// gave the timer a later deadline in place (then it is the timer's old
+    /// key until that comes due; see [Resets](self#resets)).
     /// A value at or before [`elapsed`](Lawn::elapsed) means "due now".
     ///
     /// # Examples
@@ -928,10 +992,7 @@ impl<T> Lawn<T> {
     #[inline]
     fn key_of(&self, index: u32) -> u64 {
         let node = self.nodes.node(index);
-        let shift = match self.buckets.get(node.bucket).kind {
-            Kind::Exact { .. } => return node.deadline,
-            Kind::Class { floor, .. } => lead_shift(floor),
-        };
+        let shift = self.buckets.get(node.bucket).lead_shift();
         ((node.deadline >> shift) - u64::from(node.lead)) << shift
     }
 

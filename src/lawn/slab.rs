@@ -65,8 +65,10 @@ pub(super) struct Node<T> {
     /// How far before `deadline` the node's bucket may hand it out (its
     /// *key*), in blocks of `2^shift` ticks: `key = ((deadline >> shift) -
     /// lead) << shift`, with `shift` set by the bucket's class so that the
-    /// count fits 16 bits (see `buckets::lead_shift`). `0` in exact buckets
-    /// and the near window. 16 bits keep a node of a 16-byte value (a
+    /// count fits 16 bits (see `buckets::lead_shift`; `shift` is 0 in
+    /// exact buckets). `0` when filed in an exact bucket or the near window;
+    /// a reset to a later deadline raises it by as much as the deadline
+    /// (see `Lawn::reset`). 16 bits keep a node of a 16-byte value (a
     /// `Waker`) at 40 bytes.
     pub(super) lead: u16,
 }

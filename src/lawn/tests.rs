@@ -829,3 +829,81 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
         x % below
     }
 }
+
+/// The bucket kind a filed timer sits in.
+fn kind_of<T>(lawn: &Lawn<T>, key: TimerKey) -> Kind {
+    let bucket = lawn.nodes.get(key.index, key.gen).unwrap().bucket;
+    lawn.buckets.get(bucket).kind
+}
+
+#[test]
+fn a_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
+    // A TTL that recurs files in an exact bucket; far TTLs that do not,
+    // in a wide class.
+    for (ttl, exact) in [(10_000, true), (5_000_000, false)] {
+        let mut lawn = Lawn::new();
+        for t in 0..3 {
+            let ttl = if exact { ttl } else { ttl - 7 * (3 - t) };
+            lawn.insert(t, ttl, 0);
+        }
+        let key = lawn.insert(3, ttl, 1);
+        assert_eq!(matches!(kind_of(&lawn, key), Kind::Exact { .. }), exact);
+        let (buckets, next) = (lawn.bucket_count(), lawn.next_deadline());
+        let place = lawn.key_of(key.index);
+        // Pushed back over and over, as an idle timeout is.
+        for now in (10..2_000).step_by(10) {
+            assert!(lawn.reset(key, now, ttl));
+            assert_eq!(lawn.deadline(key), Some(now + ttl));
+            checked(&lawn);
+        }
+        let deadline = 1_990 + ttl;
+        // Nothing moved: same buckets, the head's key and its own as they were.
+        assert_eq!((lawn.bucket_count(), lawn.next_deadline()), (buckets, next));
+        assert_eq!(lawn.key_of(key.index), place);
+        // The three before it come out; it is looked at and filed again,
+        // never handed out before its deadline.
+        assert_eq!(drain(&mut lawn, ttl + 2), [0, 0, 0]);
+        assert!(lawn.next_deadline().unwrap() > ttl + 2);
+        assert_eq!(drain(&mut lawn, deadline - 1), [] as [i32; 0]);
+        assert_eq!(lawn.pop_expired(deadline), Some((key, 1)));
+        assert!(lawn.is_empty());
+    }
+}
+
+#[test]
+fn a_timer_extended_in_place_delays_none_behind_it() {
+    let ttl = 10_000;
+    let mut lawn = Lawn::new();
+    let keys: Vec<_> = (0..4).map(|t| lawn.insert(t, ttl, t)).collect();
+    // The second is pushed back 100 ticks; the two behind keep their turn.
+    assert!(lawn.reset(keys[1], 100, ttl));
+    checked(&lawn);
+    assert_eq!(drain(&mut lawn, ttl), [0]);
+    assert_eq!(drain(&mut lawn, ttl + 1), [] as [u64; 0]);
+    assert_eq!(drain(&mut lawn, ttl + 2), [2]);
+    assert_eq!(drain(&mut lawn, ttl + 3), [3]);
+    assert_eq!(drain(&mut lawn, ttl + 99), [] as [u64; 0]);
+    assert_eq!(drain(&mut lawn, ttl + 100), [1]);
+}
+
+#[test]
+fn a_reset_the_lead_cannot_reach_or_to_an_earlier_deadline_moves_the_timer() {
+    let ttl = 10_000;
+    let mut lawn = Lawn::new();
+    lawn.insert(0, ttl, 0);
+    let key = lawn.insert(0, ttl, 1);
+    assert!(matches!(kind_of(&lawn, key), Kind::Exact { .. }));
+    // 70,000 ticks later: past a `u16` of one-tick blocks.
+    assert!(lawn.reset(key, 70_000, ttl));
+    checked(&lawn);
+    // Moved, so its deadline is its bucket's key: nothing early to look at.
+    assert_eq!(drain(&mut lawn, ttl), [0]);
+    assert_eq!(lawn.next_deadline(), Some(70_000 + ttl));
+    // Extended in place, then brought forward: moved to the earlier one.
+    assert!(lawn.reset(key, 70_010, ttl));
+    assert!(lawn.reset(key, 70_011, ttl - 100));
+    checked(&lawn);
+    assert_eq!(lawn.deadline(key), Some(70_011 + ttl - 100));
+    assert_eq!(drain(&mut lawn, 70_010 + ttl - 100), [] as [u64; 0]);
+    assert_eq!(drain(&mut lawn, 70_011 + ttl - 100), [1]);
+}
