@@ -113,10 +113,24 @@ fn main() {
     if run("reset") {
         let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
-            lawn.push(tokio_runtime().block_on(async { tokio::spawn(idle_lawn()).await.unwrap() }));
-            tokio.push(
-                tokio_runtime().block_on(async { tokio::spawn(idle_tokio()).await.unwrap() }),
-            );
+            lawn.push(tokio_runtime().block_on(async {
+                tokio::spawn(idle_resets(
+                    lawn_rt::time::sleep(IDLE),
+                    lawn_rt::time::Instant::now,
+                    lawn_rt::time::Sleep::reset,
+                ))
+                .await
+                .unwrap()
+            }));
+            tokio.push(tokio_runtime().block_on(async {
+                tokio::spawn(idle_resets(
+                    tokio::time::sleep(IDLE),
+                    tokio::time::Instant::now,
+                    tokio::time::Sleep::reset,
+                ))
+                .await
+                .unwrap()
+            }));
         }
         row(
             "idle timeout reset on every read, 1 task, ns/op",
@@ -487,25 +501,20 @@ async fn churn_task<F: Future, M: Fn(Instant) -> F>(ops: u64, ttl: Duration, mak
 /// The idle timeout of the `reset` rows, on each side (a task each).
 const IDLE: Duration = Duration::from_secs(30);
 
-async fn idle_lawn() -> f64 {
-    let mut idle = pin!(lawn_rt::time::sleep(IDLE));
+/// ns per reset and poll of the idle timeout `sleep`, pushed back by
+/// `reset` to `now()` plus [`IDLE`] (and n µs) each time; one instance per
+/// side, as a user's task would be.
+async fn idle_resets<S: Future, I: std::ops::Add<Duration, Output = I>>(
+    sleep: S,
+    now: impl Fn() -> I,
+    reset: impl Fn(std::pin::Pin<&mut S>, I),
+) -> f64 {
+    let mut idle = pin!(sleep);
     poll_once(idle.as_mut()).await;
     let start = Instant::now();
     for n in 0..RESET_OPS {
         let later = IDLE + Duration::from_micros(n);
-        idle.as_mut().reset(lawn_rt::time::Instant::now() + later);
-        poll_once(idle.as_mut()).await;
-    }
-    start.elapsed().as_nanos() as f64 / RESET_OPS as f64
-}
-
-async fn idle_tokio() -> f64 {
-    let mut idle = pin!(tokio::time::sleep(IDLE));
-    poll_once(idle.as_mut()).await;
-    let start = Instant::now();
-    for n in 0..RESET_OPS {
-        let later = IDLE + Duration::from_micros(n);
-        idle.as_mut().reset(tokio::time::Instant::now() + later);
+        reset(idle.as_mut(), now() + later);
         poll_once(idle.as_mut()).await;
     }
     start.elapsed().as_nanos() as f64 / RESET_OPS as f64

@@ -34,7 +34,7 @@
 //! slot index, so a `Sleep` stores one 8-byte key as before.
 
 use std::fmt;
-use std::num::NonZeroU32;
+use std::num::NonZeroU64;
 use std::time::Duration;
 
 use crate::lawn::{Lawn, TimerKey};
@@ -500,22 +500,29 @@ impl<T> Levels<T> {
     }
 }
 
+/// Where a key's word holds the level: the top bits of its slot index,
+/// which fills the word's high half (see `TimerKey::to_bits`).
+const LEVEL_SHIFT: u32 = 32 + INDEX_BITS;
+
 /// A level's key with the level in the index's top bits.
 #[inline]
 fn tag(level: usize, key: TimerKey) -> TimerKey {
-    let (index, gen) = key.into_raw();
-    debug_assert!(index < INDEX_LIMIT, "a level's slot index outgrew its bits");
-    TimerKey::from_raw(index | (level as u32) << INDEX_BITS, gen)
+    let bits = key.to_bits();
+    debug_assert!(
+        bits.get() >> LEVEL_SHIFT == 0,
+        "a level's slot index outgrew its bits"
+    );
+    TimerKey::from_bits(bits | (level as u64) << LEVEL_SHIFT)
 }
 
 /// The level and the level's own key.
 #[inline]
 fn untag(key: TimerKey) -> (usize, TimerKey) {
-    let (index, gen): (u32, NonZeroU32) = key.into_raw();
-    (
-        (index >> INDEX_BITS) as usize,
-        TimerKey::from_raw(index & (INDEX_LIMIT - 1), gen),
-    )
+    let bits = key.to_bits().get();
+    let own = bits & ((1 << LEVEL_SHIFT) - 1);
+    // Never zero: the low half is the key's generation.
+    let own = NonZeroU64::new(own).unwrap_or(NonZeroU64::MAX);
+    ((bits >> LEVEL_SHIFT) as usize, TimerKey::from_bits(own))
 }
 
 #[cfg(all(test, not(loom)))]

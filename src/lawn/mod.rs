@@ -213,7 +213,7 @@ mod slab;
 pub(crate) mod tests;
 
 use std::fmt;
-use std::num::NonZeroU32;
+use std::num::{NonZeroU32, NonZeroU64};
 
 use buckets::{lead_shift, Buckets, Kind};
 use heap::BucketHeap;
@@ -260,28 +260,56 @@ pub use check::CorruptLawn;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TimerKey {
-    index: u32,
-    gen: NonZeroU32,
+    /// The slot index in the high 32 bits, its generation (never zero) in
+    /// the low 32: one word, so that a key is stored and loaded whole. (As
+    /// two `u32` fields, a key returned through memory was written with two
+    /// 32-bit stores and read back with one 64-bit load, which cannot be
+    /// forwarded from the stores: a stall on every reset that moved a
+    /// timer; docs/performance.md, "Idle timeouts".) The order is the
+    /// index's, then the generation's, as before.
+    raw: NonZeroU64,
 }
 
 impl TimerKey {
-    /// The slot index and generation: for the timer driver, which keeps one
-    /// Lawn per slack level and tags the level into the index's top bits.
     #[inline]
-    pub(crate) fn into_raw(self) -> (u32, NonZeroU32) {
-        (self.index, self.gen)
+    fn new(index: u32, gen: NonZeroU32) -> TimerKey {
+        TimerKey {
+            raw: NonZeroU64::from(gen) | u64::from(index) << 32,
+        }
     }
 
-    /// The inverse of [`into_raw`](TimerKey::into_raw).
+    /// The slot index.
     #[inline]
-    pub(crate) fn from_raw(index: u32, gen: NonZeroU32) -> TimerKey {
-        TimerKey { index, gen }
+    fn index(self) -> u32 {
+        (self.raw.get() >> 32) as u32
+    }
+
+    /// The slot's generation when the key was made.
+    #[inline]
+    fn gen(self) -> NonZeroU32 {
+        // Never zero (see `raw`); a zero would only make the key stale.
+        NonZeroU32::new(self.raw.get() as u32).unwrap_or(NonZeroU32::MAX)
+    }
+
+    /// The key as one word (never zero): for the timer driver, which keeps
+    /// one Lawn per slack level and tags the level into the index's top
+    /// bits, and for a `Sleep`, which stores its key in a word.
+    #[inline]
+    pub(crate) fn to_bits(self) -> NonZeroU64 {
+        self.raw
+    }
+
+    /// The inverse of [`to_bits`](TimerKey::to_bits). Bits that no key
+    /// gave make a key that names no timer (its generation cannot match).
+    #[inline]
+    pub(crate) fn from_bits(bits: NonZeroU64) -> TimerKey {
+        TimerKey { raw: bits }
     }
 }
 
 impl fmt::Debug for TimerKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TimerKey({}v{})", self.index, self.gen)
+        write!(f, "TimerKey({}v{})", self.index(), self.gen())
     }
 }
 
@@ -411,7 +439,7 @@ impl<T> Lawn<T> {
                 .nodes
                 .insert(NEAR_BUCKET, &mut self.near.open, value, deadline);
             self.link_near(index, deadline);
-            return TimerKey { index, gen };
+            return TimerKey::new(index, gen);
         }
         let bucket = self.buckets.select(deadline.saturating_sub(base));
         let (owner, open) = chunk_of(
@@ -422,7 +450,7 @@ impl<T> Lawn<T> {
         );
         let (index, gen) = self.nodes.insert(owner, open, value, deadline);
         self.link(index, bucket, base, deadline);
-        TimerKey { index, gen }
+        TimerKey::new(index, gen)
     }
 
     /// Starts a timer like [`insert`](Lawn::insert), but files it in its
@@ -486,7 +514,7 @@ impl<T> Lawn<T> {
         if self.staged.len > STAGED_MAX {
             self.file_oldest_staged();
         }
-        TimerKey { index, gen }
+        TimerKey::new(index, gen)
     }
 
     /// Appends an unlinked node due at `deadline` to the staged list.
@@ -536,9 +564,9 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.pop_expired(10), None);
     /// ```
     pub fn remove(&mut self, key: TimerKey) -> Option<T> {
-        self.nodes.get(key.index, key.gen)?;
-        self.unlink(key.index);
-        Some(self.nodes.remove(key.index))
+        self.nodes.get(key.index(), key.gen())?;
+        self.unlink(key.index());
+        Some(self.nodes.remove(key.index()))
     }
 
     /// Moves a timer to the deadline `now + ttl` (earlier or later), keeping
@@ -557,28 +585,28 @@ impl<T> Lawn<T> {
     /// assert!(!lawn.reset(key, 18, 10)); // handed out: stale
     /// ```
     pub fn reset(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
-        let Some(node) = self.nodes.get(key.index, key.gen) else {
+        let Some(node) = self.nodes.get(key.index(), key.gen()) else {
             return false;
         };
         let bucket = node.bucket;
         let base = self.observe(now);
         let deadline = now.saturating_add(ttl);
-        if bucket < STAGED && self.extend_in_place(key.index, bucket, deadline) {
+        if bucket < STAGED && self.extend_in_place(key.index(), bucket, deadline) {
             return true;
         }
         let staged = bucket == STAGED;
         if staged && base == self.staged.base {
             // Still in the tick it was staged at: it moves to the tail of
             // the staged list, as a cancel and a deferred start would.
-            self.unlink(key.index);
-            self.nodes.node_mut(key.index).deadline = deadline;
-            self.stage(key.index, deadline);
+            self.unlink(key.index());
+            self.nodes.node_mut(key.index()).deadline = deadline;
+            self.stage(key.index(), deadline);
             return true;
         }
         self.file_staged();
-        self.unlink(key.index);
-        self.nodes.node_mut(key.index).deadline = deadline;
-        self.file(key.index, base);
+        self.unlink(key.index());
+        self.nodes.node_mut(key.index()).deadline = deadline;
+        self.file(key.index(), base);
         true
     }
 
@@ -622,7 +650,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.get(key), Some(&42));
     /// ```
     pub fn get(&self, key: TimerKey) -> Option<&T> {
-        self.nodes.get(key.index, key.gen).map(|n| &n.value)
+        self.nodes.get(key.index(), key.gen()).map(|n| &n.value)
     }
 
     /// The value of a pending timer, mutably.
@@ -636,7 +664,9 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.remove(key), Some(2));
     /// ```
     pub fn get_mut(&mut self, key: TimerKey) -> Option<&mut T> {
-        self.nodes.get_mut(key.index, key.gen).map(|n| &mut n.value)
+        self.nodes
+            .get_mut(key.index(), key.gen())
+            .map(|n| &mut n.value)
     }
 
     /// The tick at which a pending timer is due.
@@ -649,7 +679,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.deadline(key), Some(15));
     /// ```
     pub fn deadline(&self, key: TimerKey) -> Option<u64> {
-        self.nodes.get(key.index, key.gen).map(|n| n.deadline)
+        self.nodes.get(key.index(), key.gen()).map(|n| n.deadline)
     }
 
     /// The earliest tick at which [`pop_expired`](Lawn::pop_expired) may have
@@ -755,10 +785,7 @@ impl<T> Lawn<T> {
                 at = node.next;
             }
         }
-        best.map(|(_, index)| TimerKey {
-            index,
-            gen: self.nodes.node(index).gen,
-        })
+        best.map(|(_, index)| TimerKey::new(index, self.nodes.node(index).gen))
     }
 
     /// Hands out one timer whose deadline is at or before `now`, or `None`
@@ -824,7 +851,7 @@ impl<T> Lawn<T> {
     fn take(&mut self, index: u32) -> (TimerKey, T) {
         let gen = self.nodes.node(index).gen;
         self.unlink(index);
-        (TimerKey { index, gen }, self.nodes.remove(index))
+        (TimerKey::new(index, gen), self.nodes.remove(index))
     }
 
     /// Number of pending timers.

@@ -256,8 +256,8 @@ fn class_buckets_refile_until_due() {
     let a = lawn.insert(0, 1_000_100, ());
     let b = lawn.insert(0, 1_000_000, ());
     checked(&lawn);
-    let class_key = lawn.key_of(a.index);
-    assert!(class_key < 1_000_000 && class_key == lawn.key_of(b.index));
+    let class_key = lawn.key_of(a.index());
+    assert!(class_key < 1_000_000 && class_key == lawn.key_of(b.index()));
     let mut lawn = Lawn::new();
     let a = lawn.insert(0, 1_000_100, 'a');
     assert_eq!(lawn.deadline(a), Some(1_000_100));
@@ -314,7 +314,7 @@ fn a_lone_timer_churns_no_bucket_and_no_chunk() {
         let mut home = None;
         for i in 0..2_000u64 {
             let key = lawn.insert(i / 64, ttl_of(i), i);
-            let (index, _) = key.into_raw();
+            let index = key.index();
             let bucket = lawn.nodes.node(index).bucket;
             let open = match bucket {
                 NEAR_BUCKET => lawn.near.open,
@@ -601,7 +601,7 @@ fn check_detects_corruption() {
         lawn.insert(0, ttl, ()); // near window, then a class bucket
         lawn.insert(0, ttl, ()); // same slot, then the exact bucket
         let c = lawn.insert(0, ttl, ()); // behind it
-        lawn.nodes.node_mut(c.index).prev = NIL; // break the back link
+        lawn.nodes.node_mut(c.index()).prev = NIL; // break the back link
         let err = lawn.check().unwrap_err().to_string();
         assert!(
             err.contains("prev link") || err.contains("mislinked"),
@@ -628,8 +628,8 @@ fn a_bucket_fills_its_own_chunk_in_order() {
     // Two TTLs interleaved: each bucket's timers still sit side by side.
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for i in 0..64u64 {
-        a.push(lawn.insert(0, 100_000, i).index);
-        b.push(lawn.insert(0, 200_000, i).index);
+        a.push(lawn.insert(0, 100_000, i).index());
+        b.push(lawn.insert(0, 200_000, i).index());
     }
     for run in [&a, &b] {
         let steps = run.windows(2).filter(|w| w[1] == w[0] + 1).count();
@@ -682,8 +682,8 @@ fn a_ttl_gets_an_exact_bucket_when_it_recurs() {
     let first = lawn.insert(0, 5_000, ()); // seen once: a class bucket
     let second = lawn.insert(0, 5_000, ()); // seen again: an exact bucket
     assert_eq!(lawn.bucket_count(), 2);
-    assert!(lawn.key_of(first.index) < 5_000);
-    assert_eq!(lawn.key_of(second.index), 5_000);
+    assert!(lawn.key_of(first.index()) < 5_000);
+    assert_eq!(lawn.key_of(second.index()), 5_000);
     lawn.insert(1, 5_000, ()); // same exact bucket
     assert_eq!(lawn.bucket_count(), 2);
     checked(&lawn);
@@ -832,7 +832,7 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
 
 /// The bucket kind a filed timer sits in.
 fn kind_of<T>(lawn: &Lawn<T>, key: TimerKey) -> Kind {
-    let bucket = lawn.nodes.get(key.index, key.gen).unwrap().bucket;
+    let bucket = lawn.nodes.get(key.index(), key.gen()).unwrap().bucket;
     lawn.buckets.get(bucket).kind
 }
 
@@ -849,7 +849,7 @@ fn a_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
         let key = lawn.insert(3, ttl, 1);
         assert_eq!(matches!(kind_of(&lawn, key), Kind::Exact { .. }), exact);
         let (buckets, next) = (lawn.bucket_count(), lawn.next_deadline());
-        let place = lawn.key_of(key.index);
+        let place = lawn.key_of(key.index());
         // Pushed back over and over, as an idle timeout is.
         for now in (10..2_000).step_by(10) {
             assert!(lawn.reset(key, now, ttl));
@@ -859,7 +859,7 @@ fn a_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
         let deadline = 1_990 + ttl;
         // Nothing moved: same buckets, the head's key and its own as they were.
         assert_eq!((lawn.bucket_count(), lawn.next_deadline()), (buckets, next));
-        assert_eq!(lawn.key_of(key.index), place);
+        assert_eq!(lawn.key_of(key.index()), place);
         // The three before it come out; it is looked at and filed again,
         // never handed out before its deadline.
         assert_eq!(drain(&mut lawn, ttl + 2), [0, 0, 0]);

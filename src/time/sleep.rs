@@ -191,17 +191,13 @@ impl Packed {
 /// A key as one word: `0` for none.
 #[inline]
 fn key_bits(key: Option<TimerKey>) -> u64 {
-    key.map_or(0, |key| {
-        let (index, gen) = key.into_raw();
-        u64::from(index) << 32 | u64::from(gen.get())
-    })
+    key.map_or(0, |key| key.to_bits().get())
 }
 
 /// The inverse of [`key_bits`].
 #[inline]
 fn bits_key(bits: u64) -> Option<TimerKey> {
-    let gen = std::num::NonZeroU32::new(bits as u32)?;
-    Some(TimerKey::from_raw((bits >> 32) as u32, gen))
+    std::num::NonZeroU64::new(bits).map(TimerKey::from_bits)
 }
 
 pin_project_lite::pin_project! {
