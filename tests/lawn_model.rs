@@ -1,7 +1,7 @@
 //! Randomized model test: the Lawn against a `BTreeMap` keyed by deadline.
 //!
 //! For each TTL mix, a million random operations (insert, deferred or
-//! not, cancel, reset, stale-key use, advance-and-pop-everything-due). At every advance the set
+//! not, cancel, reset (eager or lazy), stale-key use, advance-and-pop-everything-due). At every advance the set
 //! the Lawn hands out must equal the reference's due set, and the Lawn's
 //! structure is walked by [`Lawn::check`] every few hundred operations.
 //!
@@ -154,7 +154,11 @@ impl Model {
         let Some(id) = self.pick() else { return };
         let (key, old) = self.live[&id];
         let ttl = self.mix.ttl(&mut self.rng);
-        assert!(self.lawn.reset(key, self.now, ttl));
+        // Half of them lazily: a later deadline may stay where it is filed.
+        match self.rng.below(2) {
+            0 => assert!(self.lawn.reset(key, self.now, ttl)),
+            _ => assert!(self.lawn.reset_lazily(key, self.now, ttl)),
+        }
         let deadline = self.now.saturating_add(ttl);
         self.by_deadline.remove(&(old, id)).unwrap();
         self.by_deadline.insert((deadline, id), key);

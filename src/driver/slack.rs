@@ -366,7 +366,9 @@ impl<T> Levels<T> {
         }
         if to == level {
             let (now, ttl) = self.in_units(level, now, due);
-            return self.lawns[level].reset(inner, now, ttl).then_some(key);
+            return self.lawns[level]
+                .reset_lazily(inner, now, ttl)
+                .then_some(key);
         }
         let value = self.lawns[level].remove(inner)?;
         let (now, ttl) = self.in_units(to, now, due);
@@ -391,9 +393,9 @@ impl<T> Levels<T> {
         self.lawns[level].get_mut(key)
     }
 
-    /// Each level's earliest deadline, in ticks (may be early for the top
-    /// level's class buckets or after a staged timer's cancel, never late;
-    /// see [`Lawn::next_deadline`]).
+    /// Each level's earliest deadline, in ticks (may be early for class
+    /// buckets, after a staged timer's cancel or a reset that left a timer
+    /// in place, never late; see [`Lawn::next_deadline`]).
     #[inline]
     fn heads(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         (0..=self.top).filter_map(|level| {

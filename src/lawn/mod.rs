@@ -76,7 +76,8 @@
 //! | [`insert`](Lawn::insert) | O(1) amortized (an append; a hash lookup for TTLs `>= 64` that miss the one-entry cache; O(log t) only if the bucket was empty) |
 //! | [`insert_deferred`](Lawn::insert_deferred) | O(1): an append to the staged list; its filing, an `insert`'s work, comes later, and never for a timer cancelled first |
 //! | [`remove`](Lawn::remove) | O(1); O(log t) when it removes a bucket head |
-//! | [`reset`](Lawn::reset) | O(1) to a later deadline the timer's lead can reach (two stores, see [Resets](self#resets)); otherwise a remove and an insert, keeping the key |
+//! | [`reset`](Lawn::reset) | a remove and an insert, keeping the key |
+//! | [`reset_lazily`](Lawn::reset_lazily) | two stores for a later deadline that may stay where the timer is filed (see [Resets](self#resets)); otherwise a `reset` |
 //! | [`next_deadline`](Lawn::next_deadline) | O(1) |
 //! | [`pop_expired`](Lawn::pop_expired) | O(log t) per timer handed out or re-filed from a bucket; O(1) from the near window |
 //!
@@ -88,16 +89,17 @@
 //!   `⌈(e − 5) / 7⌉` times for a TTL in `[2^e, 2^(e+1))`, as each re-file
 //!   leaves it under `2^(e-6)` ticks; in practice it reaches the near window
 //!   (under 4,096 ticks left) after one or two, e.g. two for an hour at 1 ms.
-//!   Timers in exact buckets and in the near window are re-filed only
-//!   after a reset that extended them in place (see [Resets](self#resets)).
+//!   Timers in the near window are never re-filed, nor are timers in exact
+//!   buckets unless [`reset_lazily`](Lawn::reset_lazily) extended them in
+//!   place (see [Resets](self#resets)).
 //! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
-//!   is exact, and otherwise a lower bound that is early by less than 1/64 of
+//!   is exact (and its head not extended in place), and otherwise a lower bound that is early by less than 1/64 of
 //!   that timer's TTL (plus at most a 2^21st of it from the key's rounding);
 //!   a driver that parks until it wakes at most as many extra times as that
 //!   timer is re-filed. (A staged timer cancelled while others stay staged
 //!   can leave it early too, until the next filing: see
-//!   [Deferred filing](self#deferred-filing); and so can a timer a reset
-//!   extended in place, until its old key comes due: see
+//!   [Deferred filing](self#deferred-filing); and so can a timer
+//!   `reset_lazily` extended in place, until its old key comes due: see
 //!   [Resets](self#resets).)
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
@@ -140,8 +142,9 @@
 //!
 //! - a deferred timer is started at a later tick, or any timer is started
 //!   with `insert`;
-//! - a timer is reset at a later tick (one reset in the tick it was staged
-//!   at just moves to the staged list's tail), or
+//! - a timer is moved by a reset at a later tick (one reset in the tick
+//!   it was staged at just moves to the staged list's tail; one that
+//!   leaves a filed timer in place files nothing: see [Resets](self#resets)), or
 //!   [`pop_expired`](Lawn::pop_expired) finds that something may be due (a
 //!   re-filed timer goes in as of a later tick);
 //! - more than 64 are staged: the oldest is filed (a timer that lives is
@@ -167,26 +170,32 @@
 //!
 //! # Resets
 //!
-//! An idle timeout is pushed back on every read, so most resets move a
-//! timer to a *later* deadline. Such a reset of a timer filed in a bucket
-//! leaves it where it stands: it raises the node's deadline and its lead
-//! (the count of blocks between its key and its deadline) by the same
-//! amount, so its key is unchanged, and with it the bucket's order and the
-//! heap. When that key comes due, [`pop_expired`](Lawn::pop_expired)
-//! finds the deadline not yet reached and files the timer again for the
-//! ticks it has left, as it does for a class bucket's early heads; it never
-//! hands a timer out before its deadline. Two stores instead of an unlink
-//! and a filing (a bucket emptied and revived, a heap update each).
+//! [`reset`](Lawn::reset) moves a timer: it is unlinked and filed again for
+//! its new deadline. An idle timeout is pushed back on every read, though,
+//! so most of its resets are to a *later* deadline, and for those
+//! [`reset_lazily`](Lawn::reset_lazily) (the timer driver's way) leaves a
+//! timer filed in a bucket where it stands: it raises the node's deadline
+//! and its lead (the count of blocks between its bucket key and its
+//! deadline) by the same amount, so its key is unchanged, and with it the
+//! bucket's order and the heap. When that key comes due,
+//! [`pop_expired`](Lawn::pop_expired) finds the deadline not yet reached
+//! and files the timer again for the ticks it has left, as it does for a
+//! class bucket's early heads; it never hands a timer out before its
+//! deadline. Two stores instead of an unlink and a filing (a bucket emptied
+//! and revived, a heap update each).
 //!
-//! The lead is a `u16`, so this reaches `65,535` blocks past the key: in an
-//! exact bucket (blocks of one tick) about 65 ms at the runtime's 1 µs
-//! tick, in a wide class far more. A reset beyond that, to an earlier
-//! deadline, of a staged timer or of one in the near window (whose slot is
-//! its deadline) moves the timer, which starts it over with its key at the
-//! new deadline. So a timer reset over and over is re-filed about once
-//! per 65,535 blocks of extension, and a key that comes due before the
-//! deadline costs one early look: [`next_deadline`](Lawn::next_deadline)
-//! may be early by up to that reach.
+//! It does so only while the key is at least half the new TTL ahead, and
+//! while the lead, a `u16`, can count the extension: 65,535 blocks from the
+//! key in all, less the lead the timer was filed with (blocks are one tick
+//! in an exact bucket, so about 65 ms at the runtime's 1 µs tick; in a
+//! class over 2^15 ticks wide they are larger). Otherwise, and for an
+//! earlier deadline, a staged timer or one in the near window (whose slot
+//! is its deadline), the timer moves as `reset` moves it. So a timer
+//! pushed back on every read is moved now and then, and its old key comes
+//! due only once the reads stop: one early look for that timer, at least
+//! half its TTL before its deadline. Until then
+//! [`next_deadline`](Lawn::next_deadline) may report that key, and
+//! [`earliest`](Lawn::earliest) walks past such timers one by one.
 //!
 //! # Time
 //!
@@ -570,9 +579,9 @@ impl<T> Lawn<T> {
     }
 
     /// Moves a timer to the deadline `now + ttl` (earlier or later), keeping
-    /// its key. Returns `false` if the key is stale. O(1) like an insert; to
-    /// a later deadline, usually two stores, the timer staying where it is
-    /// until its old place comes due (see [Resets](self#resets)).
+    /// its key. Returns `false` if the key is stale. O(1) like an insert.
+    /// (For a timer pushed back over and over, see
+    /// [`reset_lazily`](Lawn::reset_lazily).)
     ///
     /// # Examples
     ///
@@ -589,11 +598,53 @@ impl<T> Lawn<T> {
             return false;
         };
         let bucket = node.bucket;
+        self.move_to(key, bucket, now, ttl);
+        true
+    }
+
+    /// [`reset`](Lawn::reset), but a later deadline may leave the timer
+    /// where it is filed, to be filed again only when its old place comes
+    /// due (see [Resets](self#resets)): two stores instead of an unlink
+    /// and a filing, for an idle timeout pushed back on every read. That
+    /// happens while its key is at least half the new TTL ahead, so a
+    /// timer pushed back often is still moved now and then, and its old
+    /// place comes due only once it is no longer pushed back. Meanwhile
+    /// [`next_deadline`](Lawn::next_deadline) may report that old place,
+    /// and [`earliest`](Lawn::earliest) looks at such timers one by one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// let key = lawn.insert(0, 10_000, "idle");
+    /// assert!(lawn.reset_lazily(key, 1, 10_000)); // a read at tick 1
+    /// assert_eq!(lawn.deadline(key), Some(10_001));
+    /// assert!(lawn.next_deadline() <= Some(10_000)); // still its old place
+    /// assert_eq!(lawn.pop_expired(10_000), None); // filed again, not handed out
+    /// assert_eq!(lawn.pop_expired(10_001), Some((key, "idle")));
+    /// ```
+    pub fn reset_lazily(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
+        let Some(node) = self.nodes.get(key.index(), key.gen()) else {
+            return false;
+        };
+        let bucket = node.bucket;
+        if bucket < STAGED {
+            let base = self.observe(now);
+            // Only while the old place is at least half the TTL ahead: a
+            // timer pushed back on every read then never comes due there.
+            let far = self.key_of(key.index()).saturating_sub(base) >= ttl / 2;
+            if far && self.extend_in_place(key.index(), bucket, now.saturating_add(ttl)) {
+                return true;
+            }
+        }
+        self.move_to(key, bucket, now, ttl);
+        true
+    }
+
+    /// The move of [`reset`](Lawn::reset): `key` is live and in `bucket`.
+    fn move_to(&mut self, key: TimerKey, bucket: u16, now: u64, ttl: u64) {
         let base = self.observe(now);
         let deadline = now.saturating_add(ttl);
-        if bucket < STAGED && self.extend_in_place(key.index(), bucket, deadline) {
-            return true;
-        }
         let staged = bucket == STAGED;
         if staged && base == self.staged.base {
             // Still in the tick it was staged at: it moves to the tail of
@@ -601,13 +652,12 @@ impl<T> Lawn<T> {
             self.unlink(key.index());
             self.nodes.node_mut(key.index()).deadline = deadline;
             self.stage(key.index(), deadline);
-            return true;
+            return;
         }
         self.file_staged();
         self.unlink(key.index());
         self.nodes.node_mut(key.index()).deadline = deadline;
         self.file(key.index(), base);
-        true
     }
 
     /// Gives a timer filed in a bucket the later `deadline` where it
@@ -690,8 +740,9 @@ impl<T> Lawn<T> {
     /// of that timer's TTL at most (see [Costs and bounds](self#costs-and-bounds)),
     /// or a timer staged by [`insert_deferred`](Lawn::insert_deferred) was
     /// cancelled while others stay staged (then it may be that timer's
-    /// deadline until the staged timers are filed), or [`reset`](Lawn::reset)
-    /// gave the timer a later deadline in place (then it is the timer's old
+    /// deadline until the staged timers are filed), or
+    /// [`reset_lazily`](Lawn::reset_lazily) gave the timer a later deadline
+    /// in place (then it is the timer's old
     /// key until that comes due; see [Resets](self#resets)).
     /// A value at or before [`elapsed`](Lawn::elapsed) means "due now".
     ///
@@ -744,7 +795,9 @@ impl<T> Lawn<T> {
     /// first.
     ///
     /// O(buckets) (plus the timers of a class bucket that are filed with a
-    /// key before the best deadline found, and the timers not yet filed by
+    /// key before the best deadline found, as are timers
+    /// [`reset_lazily`](Lawn::reset_lazily) extended in place in any bucket,
+    /// and the timers not yet filed by
     /// [`insert_deferred`](Lawn::insert_deferred)), where
     /// [`next_deadline`](Lawn::next_deadline) is O(1) but may be early: meant
     /// for an occasional look, not for every tick.

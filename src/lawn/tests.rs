@@ -837,7 +837,7 @@ fn kind_of<T>(lawn: &Lawn<T>, key: TimerKey) -> Kind {
 }
 
 #[test]
-fn a_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
+fn a_lazy_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
     // A TTL that recurs files in an exact bucket; far TTLs that do not,
     // in a wide class.
     for (ttl, exact) in [(10_000, true), (5_000_000, false)] {
@@ -852,7 +852,7 @@ fn a_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
         let place = lawn.key_of(key.index());
         // Pushed back over and over, as an idle timeout is.
         for now in (10..2_000).step_by(10) {
-            assert!(lawn.reset(key, now, ttl));
+            assert!(lawn.reset_lazily(key, now, ttl));
             assert_eq!(lawn.deadline(key), Some(now + ttl));
             checked(&lawn);
         }
@@ -860,10 +860,11 @@ fn a_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
         // Nothing moved: same buckets, the head's key and its own as they were.
         assert_eq!((lawn.bucket_count(), lawn.next_deadline()), (buckets, next));
         assert_eq!(lawn.key_of(key.index()), place);
-        // The three before it come out; it is looked at and filed again,
-        // never handed out before its deadline.
+        // The three before it come out on time.
         assert_eq!(drain(&mut lawn, ttl + 2), [0, 0, 0]);
-        assert!(lawn.next_deadline().unwrap() > ttl + 2);
+        // Its old place comes due: it is filed again, not handed out.
+        assert_eq!(drain(&mut lawn, place), [] as [i32; 0]);
+        assert!(lawn.next_deadline().unwrap() > place);
         assert_eq!(drain(&mut lawn, deadline - 1), [] as [i32; 0]);
         assert_eq!(lawn.pop_expired(deadline), Some((key, 1)));
         assert!(lawn.is_empty());
@@ -875,8 +876,11 @@ fn a_timer_extended_in_place_delays_none_behind_it() {
     let ttl = 10_000;
     let mut lawn = Lawn::new();
     let keys: Vec<_> = (0..4).map(|t| lawn.insert(t, ttl, t)).collect();
-    // The second is pushed back 100 ticks; the two behind keep their turn.
-    assert!(lawn.reset(keys[1], 100, ttl));
+    // The second is pushed back 100 ticks where it stands; the two behind
+    // keep their turn.
+    let place = lawn.key_of(keys[1].index());
+    assert!(lawn.reset_lazily(keys[1], 100, ttl));
+    assert_eq!(lawn.key_of(keys[1].index()), place);
     checked(&lawn);
     assert_eq!(drain(&mut lawn, ttl), [0]);
     assert_eq!(drain(&mut lawn, ttl + 1), [] as [u64; 0]);
@@ -887,23 +891,37 @@ fn a_timer_extended_in_place_delays_none_behind_it() {
 }
 
 #[test]
-fn a_reset_the_lead_cannot_reach_or_to_an_earlier_deadline_moves_the_timer() {
-    let ttl = 10_000;
+fn a_lazy_reset_moves_the_timer_when_it_cannot_stay() {
+    let ttl = 200_000;
     let mut lawn = Lawn::new();
     lawn.insert(0, ttl, 0);
     let key = lawn.insert(0, ttl, 1);
     assert!(matches!(kind_of(&lawn, key), Kind::Exact { .. }));
-    // 70,000 ticks later: past a `u16` of one-tick blocks.
-    assert!(lawn.reset(key, 70_000, ttl));
+    // 70,010 ticks further: past a `u16` of one-tick blocks. Moved (to a
+    // class bucket: this TTL is new), so its key is no longer its old one.
+    assert!(lawn.reset_lazily(key, 10, ttl + 70_000));
     checked(&lawn);
-    // Moved, so its deadline is its bucket's key: nothing early to look at.
-    assert_eq!(drain(&mut lawn, ttl), [0]);
-    assert_eq!(lawn.next_deadline(), Some(70_000 + ttl));
+    assert!(lawn.key_of(key.index()) > ttl);
+    assert!(lawn.remove(key).is_some());
+    // Its old place less than half the TTL ahead: moved too, so that a
+    // timer pushed back on every read never comes due at an old place.
+    let key = lawn.insert(0, ttl, 2);
+    assert!(lawn.reset_lazily(key, ttl / 2 + 1, ttl));
+    assert_eq!(lawn.key_of(key.index()), ttl / 2 + 1 + ttl);
     // Extended in place, then brought forward: moved to the earlier one.
-    assert!(lawn.reset(key, 70_010, ttl));
-    assert!(lawn.reset(key, 70_011, ttl - 100));
+    assert!(lawn.reset_lazily(key, ttl / 2 + 2, ttl));
+    assert_eq!(lawn.key_of(key.index()), ttl / 2 + 1 + ttl);
+    assert!(lawn.reset_lazily(key, ttl / 2 + 3, ttl - 100));
     checked(&lawn);
-    assert_eq!(lawn.deadline(key), Some(70_011 + ttl - 100));
-    assert_eq!(drain(&mut lawn, 70_010 + ttl - 100), [] as [u64; 0]);
-    assert_eq!(drain(&mut lawn, 70_011 + ttl - 100), [1]);
+    assert_ne!(lawn.key_of(key.index()), ttl / 2 + 1 + ttl);
+    assert_eq!(lawn.deadline(key), Some(ttl / 2 + 3 + ttl - 100));
+    assert_eq!(drain(&mut lawn, ttl), [0]);
+    assert_eq!(drain(&mut lawn, ttl / 2 + 2 + ttl - 100), [] as [u64; 0]);
+    assert_eq!(drain(&mut lawn, ttl / 2 + 3 + ttl - 100), [2]);
+    // `reset` always moves.
+    let key = lawn.insert(2 * ttl, ttl, 3);
+    let place = lawn.key_of(key.index());
+    assert!(lawn.reset(key, 2 * ttl + 10, ttl));
+    assert_ne!(lawn.key_of(key.index()), place);
+    checked(&lawn);
 }
