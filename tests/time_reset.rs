@@ -316,9 +316,10 @@ fn a_reset_to_now_on_the_real_clock_wakes_the_stored_waker_once() {
     assert_eq!(counter.wakes(), 1);
 }
 
-/// An idle timeout pushed back on every read: each reset extends the filed
-/// timer where it stands (the Lawn's "Resets"), and the driver files it
-/// again when its old place comes due, without waking the task there.
+/// An idle timeout pushed back on every read: most resets extend the filed
+/// timer where it stands, one every ~25 ms moves it (its old place would be
+/// less than half the TTL ahead; the Lawn's "Resets"), and the driver
+/// files it again when an old place comes due, without waking the task.
 #[lawn_rt::test(start_paused = true)]
 async fn an_idle_timeout_pushed_back_often_fires_once_at_its_last_deadline() {
     let (counter, waker) = counting_waker();

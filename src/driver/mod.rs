@@ -213,8 +213,8 @@ impl Driver {
     /// When the earliest pending timer may be due, or `None` if there is
     /// none. Never later than that timer's deadline (rounded up to a tick);
     /// it can be a little earlier for long timers of uncommon durations, the
-    /// deadline of a timer just started and cancelled, or the old deadline
-    /// of a timer a reset pushed back (its old place in the Lawn: see the
+    /// deadline of a timer just started and cancelled, or, up to half its
+    /// TTL earlier, the old place of a timer a reset pushed back (see the
     /// `lawn` module's "Resets"), so a [`process`](Driver::process) then
     /// may fire nothing.
     ///

@@ -84,7 +84,7 @@ pub(super) struct Bucket {
 impl Bucket {
     /// The shift of its nodes' leads (see `Node::lead`): 0 in an exact
     /// bucket, whose keys are deadlines unless a reset extended them (see
-    /// [`Lawn::reset`](super::Lawn::reset)).
+    /// [`Lawn::reset_lazily`](super::Lawn::reset_lazily)).
     #[inline]
     pub(super) fn lead_shift(&self) -> u32 {
         match self.kind {

@@ -105,7 +105,7 @@ impl<T> Lawn<T> {
                 // No bound on the lead beyond its `u16`: filed, it is under
                 // the class width (nothing in an exact bucket), but a reset
                 // to a later deadline may have raised it since (see
-                // `Lawn::reset`). What matters is checked above: the key is
+                // `Lawn::reset_lazily`). What matters is checked above: the key is
                 // not after the deadline, and keys do not decrease.
                 if position == 0 {
                     heads.insert(id, (key, index));

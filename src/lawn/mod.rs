@@ -89,18 +89,20 @@
 //!   `⌈(e − 5) / 7⌉` times for a TTL in `[2^e, 2^(e+1))`, as each re-file
 //!   leaves it under `2^(e-6)` ticks; in practice it reaches the near window
 //!   (under 4,096 ticks left) after one or two, e.g. two for an hour at 1 ms.
+//!   (A timer `reset_lazily` extended in place is re-filed once more, when
+//!   its old key comes due, with up to half its TTL left.)
 //!   Timers in the near window are never re-filed, nor are timers in exact
 //!   buckets unless [`reset_lazily`](Lawn::reset_lazily) extended them in
 //!   place (see [Resets](self#resets)).
 //! - [`next_deadline`](Lawn::next_deadline) is exact when the earliest bucket
-//!   is exact (and its head not extended in place), and otherwise a lower bound that is early by less than 1/64 of
+//!   is exact, and otherwise a lower bound that is early by less than 1/64 of
 //!   that timer's TTL (plus at most a 2^21st of it from the key's rounding);
 //!   a driver that parks until it wakes at most as many extra times as that
 //!   timer is re-filed. (A staged timer cancelled while others stay staged
 //!   can leave it early too, until the next filing: see
-//!   [Deferred filing](self#deferred-filing); and so can a timer
-//!   `reset_lazily` extended in place, until its old key comes due: see
-//!   [Resets](self#resets).)
+//!   [Deferred filing](self#deferred-filing); and a timer `reset_lazily`
+//!   extended in place can leave it early by up to half that timer's TTL,
+//!   until its old key comes due: see [Resets](self#resets).)
 //! - Memory: 32 bytes per timer slot for `T = u64` and 40 for a `Waker`
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
@@ -191,11 +193,13 @@
 //! class over 2^15 ticks wide they are larger). Otherwise, and for an
 //! earlier deadline, a staged timer or one in the near window (whose slot
 //! is its deadline), the timer moves as `reset` moves it. So a timer
-//! pushed back on every read is moved now and then, and its old key comes
-//! due only once the reads stop: one early look for that timer, at least
-//! half its TTL before its deadline. Until then
-//! [`next_deadline`](Lawn::next_deadline) may report that key, and
-//! [`earliest`](Lawn::earliest) walks past such timers one by one.
+//! pushed back by reads less than half its TTL apart is moved now and
+//! then, and its old key comes due only once the reads stop (or leave a
+//! longer gap): one early look for that timer, at most half its TTL
+//! before its deadline and at least half a TTL after the last read. Until
+//! then [`next_deadline`](Lawn::next_deadline) may report that key (up to
+//! half the TTL early), and [`earliest`](Lawn::earliest) walks past such
+//! timers one by one.
 //!
 //! # Time
 //!

@@ -68,7 +68,7 @@ pub(super) struct Node<T> {
     /// count fits 16 bits (see `buckets::lead_shift`; `shift` is 0 in
     /// exact buckets). `0` when filed in an exact bucket or the near window;
     /// a reset to a later deadline raises it by as much as the deadline
-    /// (see `Lawn::reset`). 16 bits keep a node of a 16-byte value (a
+    /// (see `Lawn::reset_lazily`). 16 bits keep a node of a 16-byte value (a
     /// `Waker`) at 40 bytes.
     pub(super) lead: u16,
 }

@@ -862,9 +862,12 @@ fn a_lazy_reset_to_a_later_deadline_stays_in_place_and_comes_out_on_time() {
         assert_eq!(lawn.key_of(key.index()), place);
         // The three before it come out on time.
         assert_eq!(drain(&mut lawn, ttl + 2), [0, 0, 0]);
-        // Its old place comes due: it is filed again, not handed out.
-        assert_eq!(drain(&mut lawn, place), [] as [i32; 0]);
-        assert!(lawn.next_deadline().unwrap() > place);
+        // Its old place has come due (in the class bucket, whose key is
+        // before the others' deadlines, already): it is filed again, not
+        // handed out.
+        let by = place.max(ttl + 2);
+        assert_eq!(drain(&mut lawn, by), [] as [i32; 0]);
+        assert!(lawn.next_deadline().unwrap() > by);
         assert_eq!(drain(&mut lawn, deadline - 1), [] as [i32; 0]);
         assert_eq!(lawn.pop_expired(deadline), Some((key, 1)));
         assert!(lawn.is_empty());
@@ -924,4 +927,23 @@ fn a_lazy_reset_moves_the_timer_when_it_cannot_stay() {
     assert!(lawn.reset(key, 2 * ttl + 10, ttl));
     assert_ne!(lawn.key_of(key.index()), place);
     checked(&lawn);
+}
+
+#[test]
+fn a_lazy_reset_moves_the_timer_once_its_old_place_is_less_than_half_the_ttl_ahead() {
+    let ttl = 10_000;
+    let mut lawn = Lawn::new();
+    lawn.insert(0, ttl, 0);
+    let key = lawn.insert(0, ttl, 1);
+    assert!(matches!(kind_of(&lawn, key), Kind::Exact { .. }));
+    // 5,010 ticks ahead: at least half the TTL, so it stays.
+    assert!(lawn.reset_lazily(key, 4_990, ttl));
+    assert_eq!(lawn.key_of(key.index()), ttl);
+    // 4,998 ahead: moved (the lead could count this extension), so a
+    // timer pushed back on every read never reaches an old place.
+    assert!(lawn.reset_lazily(key, 5_002, ttl));
+    assert_eq!(lawn.key_of(key.index()), 5_002 + ttl);
+    checked(&lawn);
+    assert_eq!(drain(&mut lawn, 5_001 + ttl), [0]);
+    assert_eq!(drain(&mut lawn, 5_002 + ttl), [1]);
 }
