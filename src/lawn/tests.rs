@@ -830,6 +830,17 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
+/// A Lawn with two timers of `ttl` started at tick 0, values 0 and 1, and
+/// the key of the second, which the TTL's second sighting filed in an
+/// exact bucket.
+fn exact_pair(ttl: u64) -> (Lawn<u64>, TimerKey) {
+    let mut lawn = Lawn::new();
+    lawn.insert(0, ttl, 0);
+    let key = lawn.insert(0, ttl, 1);
+    assert!(matches!(kind_of(&lawn, key), Kind::Exact { .. }));
+    (lawn, key)
+}
+
 /// The bucket kind a filed timer sits in.
 fn kind_of<T>(lawn: &Lawn<T>, key: TimerKey) -> Kind {
     let bucket = lawn.nodes.get(key.index(), key.gen()).unwrap().bucket;
@@ -896,10 +907,7 @@ fn a_timer_extended_in_place_delays_none_behind_it() {
 #[test]
 fn a_lazy_reset_moves_the_timer_when_it_cannot_stay() {
     let ttl = 200_000;
-    let mut lawn = Lawn::new();
-    lawn.insert(0, ttl, 0);
-    let key = lawn.insert(0, ttl, 1);
-    assert!(matches!(kind_of(&lawn, key), Kind::Exact { .. }));
+    let (mut lawn, key) = exact_pair(ttl);
     // 70,010 ticks further: past a `u16` of one-tick blocks. Moved (to a
     // class bucket: this TTL is new), so its key is no longer its old one.
     assert!(lawn.reset_lazily(key, 10, ttl + 70_000));
@@ -932,10 +940,7 @@ fn a_lazy_reset_moves_the_timer_when_it_cannot_stay() {
 #[test]
 fn a_lazy_reset_moves_the_timer_once_its_old_place_is_less_than_half_the_ttl_ahead() {
     let ttl = 10_000;
-    let mut lawn = Lawn::new();
-    lawn.insert(0, ttl, 0);
-    let key = lawn.insert(0, ttl, 1);
-    assert!(matches!(kind_of(&lawn, key), Kind::Exact { .. }));
+    let (mut lawn, key) = exact_pair(ttl);
     // 5,010 ticks ahead: at least half the TTL, so it stays.
     assert!(lawn.reset_lazily(key, 4_990, ttl));
     assert_eq!(lawn.key_of(key.index()), ttl);
