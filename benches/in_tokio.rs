@@ -113,16 +113,20 @@ fn main() {
     if run("reset") {
         let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
-            lawn.push(in_a_task(idle_resets(
-                lawn_rt::time::sleep(IDLE),
-                lawn_rt::time::Instant::now,
-                lawn_rt::time::Sleep::reset,
-            )));
-            tokio.push(in_a_task(idle_resets(
-                tokio::time::sleep(IDLE),
-                tokio::time::Instant::now,
-                tokio::time::Sleep::reset,
-            )));
+            lawn.push(in_a_task(|| {
+                idle_resets(
+                    lawn_rt::time::sleep(IDLE),
+                    lawn_rt::time::Instant::now,
+                    lawn_rt::time::Sleep::reset,
+                )
+            }));
+            tokio.push(in_a_task(|| {
+                idle_resets(
+                    tokio::time::sleep(IDLE),
+                    tokio::time::Instant::now,
+                    tokio::time::Sleep::reset,
+                )
+            }));
         }
         row(
             "idle timeout reset on every read, 1 task, ns/op",
@@ -493,9 +497,11 @@ async fn churn_task<F: Future, M: Fn(Instant) -> F>(ops: u64, ttl: Duration, mak
 /// The idle timeout of the `reset` rows, on each side (a task each).
 const IDLE: Duration = Duration::from_secs(30);
 
-/// Runs `future` as a task of a fresh tokio runtime (2 workers).
-fn in_a_task<F: Future<Output = f64> + Send + 'static>(future: F) -> f64 {
-    tokio_runtime().block_on(async { tokio::spawn(future).await.expect("a bench task panicked") })
+/// Runs the future `make` makes (inside the runtime: tokio's timers
+/// cannot be made outside one) as a task of a fresh tokio runtime (2
+/// workers).
+fn in_a_task<F: Future<Output = f64> + Send + 'static>(make: impl FnOnce() -> F) -> f64 {
+    tokio_runtime().block_on(async { tokio::spawn(make()).await.expect("a bench task panicked") })
 }
 
 /// ns per reset and poll of the idle timeout `sleep`, pushed back by
