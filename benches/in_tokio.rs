@@ -6,6 +6,7 @@
 //! cargo bench --bench in_tokio               # 5 rounds
 //! cargo bench --bench in_tokio -- --rounds 9
 //! cargo bench --bench in_tokio -- --only churn   # or floor, reset, fire, lateness, block_on
+//! cargo bench -- --test                      # every bench once, as CI does: here, 1 round
 //! ```
 //!
 //! In a tokio multi-thread runtime with 2 workers:
@@ -68,6 +69,8 @@ fn main() {
         // `cargo bench` passes `--bench`; other arguments are ignored.
         match arg.as_str() {
             "--rounds" => rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(5),
+            // Criterion's smoke run, which CI asks of every bench.
+            "--test" => rounds = 1,
             "--only" => only = args.next(),
             _ => {}
         }
