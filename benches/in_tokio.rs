@@ -24,8 +24,8 @@
 //!   mutex locked to insert and to remove and reached through an `Arc`
 //!   (a shard other threads can reach); whole timeouts that do only that
 //!   much (the clock read, the waker, a Lawn: the thread's own, or one
-//!   behind a mutex; or, for a design that files in the Lawn only the
-//!   timers that live a while, a plain slab behind a mutex), churned in
+//!   behind a mutex, filed at once or as the driver files, staged until a
+//!   later tick; or a plain slab behind a mutex), churned in
 //!   the same harness as the 1-task churn (see `minimal`); and what 1.5x
 //!   of tokio's churn would leave above each floor;
 //! - **reset**, one task: an idle timeout pushed back on every read, as a
@@ -150,9 +150,9 @@ fn main() {
 }
 
 fn floor_rows(rounds: usize) {
-    // Per round: the three loop floors, the three whole-timeout floors,
+    // Per round: the three loop floors, the four whole-timeout floors,
     // and both sides' churn, in an order that rotates from round to round.
-    const MEASURES: usize = 8;
+    const MEASURES: usize = 9;
     let mut runs: [Vec<f64>; MEASURES] = Default::default();
     for round in 0..rounds {
         for k in 0..MEASURES {
@@ -161,36 +161,38 @@ fn floor_rows(rounds: usize) {
                 0..=2 => floor_in_tokio(FLOORS[m]),
                 3 => churn(1, Churner::Minimal),
                 4 => churn(1, Churner::Reachable),
-                5 => churn(1, Churner::Staged),
-                6 => churn(1, Churner::Lawn),
+                5 => churn(1, Churner::Deferred),
+                6 => churn(1, Churner::Staged),
+                7 => churn(1, Churner::Lawn),
                 _ => churn(1, Churner::Tokio),
             });
         }
     }
-    let [clock, bare, shared, minimal, reachable, staged, lawn, tokio] = runs;
+    let [clock, bare, shared, minimal, reachable, deferred, staged, lawn, tokio] = runs;
     // What 1.5x of tokio's churn leaves above a floor, round by round.
     let left = |floor: &[f64]| median(tokio.iter().zip(floor).map(|(t, f)| t / 1.5 - f).collect());
     let (left_bare, left_shared) = (left(&bare), left(&shared));
     let (left_minimal, left_reachable) = (left(&minimal), left(&reachable));
-    let left_staged = left(&staged);
+    let (left_deferred, left_staged) = (left(&deferred), left(&staged));
     let above = |a: &[f64], b: &[f64]| median(a.iter().zip(b).map(|(a, b)| a - b).collect());
     let (above_bare, above_clock) = (above(&lawn, &bare), above(&tokio, &clock));
-    let above_reachable = above(&lawn, &reachable);
+    let above_deferred = above(&lawn, &deferred);
     let budget = median(tokio.iter().map(|t| t / 1.5).collect());
-    let [clock, bare, shared, minimal, reachable, staged] =
-        [clock, bare, shared, minimal, reachable, staged].map(median);
+    let [clock, bare, shared, minimal, reachable, deferred, staged] =
+        [clock, bare, shared, minimal, reachable, deferred, staged].map(median);
     println!("| the clock read alone (both sides pay it), ns/op | {clock:.1} | {clock:.1} | |");
     println!("| floor: the clock read + the waker's clone and drop + a bare Lawn insert and remove, ns/op | {bare:.1} | | |");
     println!("| floor of a shard other threads can reach: the same Lawn behind a mutex (locked to insert and to remove) and an `Arc` clone and drop, ns/op | {shared:.1} | | |");
     println!("| floor of a whole timeout: the least one filed in a Lawn can do (a thread-local Lawn; no lock, handle, driver or slack level), churned as below, ns/op | {minimal:.1} | | |");
     println!("| floor of a whole timeout another thread could fire: the same in a shard behind a mutex, ns/op | {reachable:.1} | | |");
-    println!("| the same with deferred filing: a plain slab behind the mutex, not the Lawn (a churned timer never reaches the Lawn), ns/op | {staged:.1} | | |");
+    println!("| the same filed as the driver files (`Lawn::insert_deferred`: staged in the Lawn, filed in a bucket only if it outlives its tick), ns/op | {deferred:.1} | | |");
+    println!("| the same with a plain slab behind the mutex in place of the Lawn (no timer ever reaches a bucket), ns/op | {staged:.1} | | |");
     row("timeout churn, 1 task, ns/op", &lawn, &tokio, Better::Lower);
     println!(
-        "| above the bare floor and the reachable whole-timeout floor (lawn_rt) / above the clock read (tokio), ns/op | {above_bare:.1} / {above_reachable:.1} | {above_clock:.1} | |"
+        "| above the bare floor and the driver-filed whole-timeout floor (lawn_rt) / above the clock read (tokio), ns/op | {above_bare:.1} / {above_deferred:.1} | {above_clock:.1} | |"
     );
     println!(
-        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor (bare / shared / whole timeout / whole, reachable / deferred filing; medians of the rounds' differences) | {budget:.1}: {left_bare:.1} / {left_shared:.1} / {left_minimal:.1} / {left_reachable:.1} / {left_staged:.1} | | |"
+        "| 1.5x of tokio's churn: ns/op, and what it leaves above each floor (bare / shared / whole timeout / whole, reachable / filed as the driver files / plain slab; medians of the rounds' differences) | {budget:.1}: {left_bare:.1} / {left_shared:.1} / {left_minimal:.1} / {left_reachable:.1} / {left_deferred:.1} / {left_staged:.1} | | |"
     );
 }
 
@@ -398,6 +400,8 @@ enum Churner {
     Minimal,
     /// [`minimal::reachable`].
     Reachable,
+    /// [`minimal::deferred`].
+    Deferred,
     /// [`minimal::staged`].
     Staged,
 }
@@ -456,6 +460,7 @@ fn churn_shaped(tasks: u64, churner: Churner, shape: Shape) -> f64 {
         (Churner::Reachable, _) => {
             churn_with(tasks, ttl, move |_| minimal::reachable(ttl, never()))
         }
+        (Churner::Deferred, _) => churn_with(tasks, ttl, move |_| minimal::deferred(ttl, never())),
         (Churner::Staged, _) => churn_with(tasks, ttl, move |_| minimal::staged(ttl, never())),
     }
 }
@@ -638,7 +643,8 @@ fn lateness_block_on(d: Duration) -> (f64, f64) {
 /// ever fires them). [`timeout`] files in the thread's own Lawn, in a
 /// `RefCell`, found through a thread-local on each use: no lock either.
 /// [`reachable`] files in a shard another thread could fire: the Lawn
-/// behind a mutex, locked to insert and to remove. Both shards are made on
+/// behind a mutex, locked to insert and to remove; [`deferred`] files in
+/// one as the driver does (staged first). The shards are made on
 /// a thread's first timer and never freed (so a timer holds a plain
 /// reference, and the thread-locals have no destructor to check for).
 mod minimal {
@@ -664,6 +670,7 @@ mod minimal {
     thread_local! {
         static LOCAL: Cell<Option<&'static Shard<RefCell<Lawn<Waker>>>>> = const { Cell::new(None) };
         static REACHABLE: Cell<Option<&'static Shard<Mutex<Lawn<Waker>>>>> = const { Cell::new(None) };
+        static DEFERRING: Cell<Option<&'static Shard<Mutex<Lawn<Waker>>>>> = const { Cell::new(None) };
     }
 
     /// The shard in `slot`, made on first use.
@@ -725,20 +732,27 @@ mod minimal {
         }
     }
 
-    /// A shard another thread could reach.
+    /// A shard another thread could reach; with `DEFERRED`, its timers are
+    /// filed as the driver's are (`Lawn::insert_deferred`: staged, and
+    /// filed in a bucket only once a later tick starts a timer).
     #[derive(Clone, Copy)]
-    pub(super) struct Reachable(&'static Shard<Mutex<Lawn<Waker>>>);
+    pub(super) struct Reachable<const DEFERRED: bool>(&'static Shard<Mutex<Lawn<Waker>>>);
 
-    impl Filing for Reachable {
+    impl<const DEFERRED: bool> Filing for Reachable<DEFERRED> {
         type Key = TimerKey;
         #[inline]
         fn current() -> (Self, Instant) {
-            let shard = REACHABLE.with(|slot| shard(slot, || Mutex::new(Lawn::new())));
+            let slot = if DEFERRED { &DEFERRING } else { &REACHABLE };
+            let shard = slot.with(|slot| shard(slot, || Mutex::new(Lawn::new())));
             (Reachable(shard), shard.origin)
         }
         #[inline]
         fn insert(self, now: u64, ttl: u64, waker: Waker) -> TimerKey {
-            self.0.timers.lock().unwrap().insert(now, ttl, waker)
+            let mut lawn = self.0.timers.lock().unwrap();
+            match DEFERRED {
+                true => lawn.insert_deferred(now, ttl, waker),
+                false => lawn.insert(now, ttl, waker),
+            }
         }
         #[inline]
         fn remove(self, key: TimerKey) -> Option<Waker> {
@@ -815,7 +829,12 @@ mod minimal {
     }
 
     #[inline]
-    pub(super) fn reachable<F>(duration: Duration, future: F) -> Timeout<F, Reachable> {
+    pub(super) fn reachable<F>(duration: Duration, future: F) -> Timeout<F, Reachable<false>> {
+        new(duration, future)
+    }
+
+    #[inline]
+    pub(super) fn deferred<F>(duration: Duration, future: F) -> Timeout<F, Reachable<true>> {
         new(duration, future)
     }
 
