@@ -304,7 +304,7 @@ impl<T> Levels<T> {
     /// jumps to the deadline, which must be met exactly).
     /// `Err(value)` if its level is full ([`LEVEL_CAPACITY`]); nothing is
     /// filed then.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert(
         &mut self,
         now: u64,

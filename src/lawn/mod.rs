@@ -498,6 +498,7 @@ impl<T> Lawn<T> {
     /// # Panics
     ///
     /// If the Lawn already holds `u32::MAX - 1` timers.
+    #[inline]
     pub fn insert_deferred(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
         let base = self.observe(now);
         if base != self.staged.base {
@@ -576,6 +577,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.remove(key), Some("t"));
     /// assert_eq!(lawn.pop_expired(10), None);
     /// ```
+    #[inline]
     pub fn remove(&mut self, key: TimerKey) -> Option<T> {
         self.nodes.get(key.index(), key.gen())?;
         self.unlink(key.index());

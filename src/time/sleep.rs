@@ -448,6 +448,7 @@ impl Sleep {
     /// (`from`; or, with `hi`, a tick between `from` and `hi`, which may
     /// send it to read the clock); `due` is the tick its deadline rounds
     /// up to, if known.
+    #[inline(always)]
     fn register(
         self: Pin<&mut Self>,
         from: Tick,
@@ -512,6 +513,7 @@ impl Future for Sleep {
     /// # Panics
     ///
     /// If the sleep's driver has shut down (its runtime was dropped).
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // Inside a runtime, a task that has completed its budget of leaf
         // futures this poll is made to yield (see `crate::coop`).
