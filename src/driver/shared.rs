@@ -377,6 +377,7 @@ impl Shared {
     /// [`reset`](Shared::reset) to the tick `due`, for a caller that knows
     /// only that the clock's tick now is between `now` and `hi` (as for
     /// [`register_within`](Shared::register_within)).
+    #[inline]
     pub(crate) fn reset_within(
         &self,
         key: TimerKey,
@@ -463,6 +464,7 @@ impl Shared {
 
     /// Whether the timer under `key` is still filed, storing `waker` in it
     /// if it is (and does not already wake the same task).
+    #[inline]
     pub(crate) fn poll_pending(&self, key: TimerKey, waker: &Waker) -> Result<bool, Error> {
         let inner = lock(&self.inner);
         if inner.shutdown {

@@ -350,6 +350,7 @@ impl<T> Levels<T> {
     /// returns its key now (a new one if its level changed), or `None` if
     /// the key is stale. A timer whose new level is full stays in its own
     /// (it fires with that level's slack: never early).
+    #[inline]
     pub(crate) fn reset(
         &mut self,
         key: TimerKey,

@@ -629,6 +629,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.pop_expired(10_000), None); // filed again, not handed out
     /// assert_eq!(lawn.pop_expired(10_001), Some((key, "idle")));
     /// ```
+    #[inline]
     pub fn reset_lazily(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
         let Some(node) = self.nodes.get(key.index(), key.gen()) else {
             return false;

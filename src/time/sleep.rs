@@ -325,6 +325,7 @@ impl Sleep {
     ///     idle.await;
     /// });
     /// ```
+    #[inline]
     pub fn reset(mut self: Pin<&mut Self>, deadline: Instant) {
         if let State::Registered(key) = self.state() {
             let due = self.handle.tick_ceil(deadline.into_std());
