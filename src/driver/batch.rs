@@ -252,7 +252,7 @@ impl Shared {
 
     /// Cancels the timer under `key`. When this returns, its waker has been
     /// dropped, or has been called and will not be called again.
-    #[inline]
+    #[cfg_attr(not(loom), inline)]
     pub(crate) fn deregister(&self, key: TimerKey) {
         let mut inner = lock(&self.inner);
         let removed = inner.levels.remove(key);

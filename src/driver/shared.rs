@@ -292,8 +292,10 @@ impl Shared {
     // Inlined, with `Sleep::register`, `Levels::insert`,
     // `Lawn::insert_deferred` and the cancel path: each call between the
     // layers cost ~1-2 ns of a ~85 ns timeout (docs/performance.md,
-    // "Inlining the layers around the Lawn").
-    #[inline(always)]
+    // "Inlining the layers around the Lawn"). Not under loom: there the
+    // inlined frame, loom's primitives and all, overflows the stack of
+    // the coroutine each modelled thread runs on; the code is the same.
+    #[cfg_attr(not(loom), inline(always))]
     pub(crate) fn register_within(
         &self,
         due: Tick,
@@ -377,7 +379,7 @@ impl Shared {
     /// [`reset`](Shared::reset) to the tick `due`, for a caller that knows
     /// only that the clock's tick now is between `now` and `hi` (as for
     /// [`register_within`](Shared::register_within)).
-    #[inline]
+    #[cfg_attr(not(loom), inline)]
     pub(crate) fn reset_within(
         &self,
         key: TimerKey,
@@ -464,7 +466,7 @@ impl Shared {
 
     /// Whether the timer under `key` is still filed, storing `waker` in it
     /// if it is (and does not already wake the same task).
-    #[inline]
+    #[cfg_attr(not(loom), inline)]
     pub(crate) fn poll_pending(&self, key: TimerKey, waker: &Waker) -> Result<bool, Error> {
         let inner = lock(&self.inner);
         if inner.shutdown {

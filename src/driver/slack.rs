@@ -304,7 +304,8 @@ impl<T> Levels<T> {
     /// jumps to the deadline, which must be met exactly).
     /// `Err(value)` if its level is full ([`LEVEL_CAPACITY`]); nothing is
     /// filed then.
-    #[inline(always)]
+    #[cfg_attr(not(loom), inline(always))]
+    #[cfg_attr(loom, inline)]
     pub(crate) fn insert(
         &mut self,
         now: u64,
@@ -350,7 +351,7 @@ impl<T> Levels<T> {
     /// returns its key now (a new one if its level changed), or `None` if
     /// the key is stale. A timer whose new level is full stays in its own
     /// (it fires with that level's slack: never early).
-    #[inline]
+    #[cfg_attr(not(loom), inline)]
     pub(crate) fn reset(
         &mut self,
         key: TimerKey,

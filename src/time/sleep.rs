@@ -325,7 +325,7 @@ impl Sleep {
     ///     idle.await;
     /// });
     /// ```
-    #[inline]
+    #[cfg_attr(not(loom), inline)]
     pub fn reset(mut self: Pin<&mut Self>, deadline: Instant) {
         if let State::Registered(key) = self.state() {
             let due = self.handle.tick_ceil(deadline.into_std());
@@ -449,7 +449,7 @@ impl Sleep {
     /// (`from`; or, with `hi`, a tick between `from` and `hi`, which may
     /// send it to read the clock); `due` is the tick its deadline rounds
     /// up to, if known.
-    #[inline(always)]
+    #[cfg_attr(not(loom), inline(always))]
     fn register(
         self: Pin<&mut Self>,
         from: Tick,
@@ -514,7 +514,7 @@ impl Future for Sleep {
     /// # Panics
     ///
     /// If the sleep's driver has shut down (its runtime was dropped).
-    #[inline]
+    #[cfg_attr(not(loom), inline)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // Inside a runtime, a task that has completed its budget of leaf
         // futures this poll is made to yield (see `crate::coop`).
