@@ -498,7 +498,7 @@ impl<T> Lawn<T> {
     /// # Panics
     ///
     /// If the Lawn already holds `u32::MAX - 1` timers.
-    #[cfg_attr(not(loom), inline)]
+    #[inline]
     pub fn insert_deferred(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
         let base = self.observe(now);
         if base != self.staged.base {
@@ -577,7 +577,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.remove(key), Some("t"));
     /// assert_eq!(lawn.pop_expired(10), None);
     /// ```
-    #[cfg_attr(not(loom), inline)]
+    #[inline]
     pub fn remove(&mut self, key: TimerKey) -> Option<T> {
         self.nodes.get(key.index(), key.gen())?;
         self.unlink(key.index());
@@ -629,7 +629,7 @@ impl<T> Lawn<T> {
     /// assert_eq!(lawn.pop_expired(10_000), None); // filed again, not handed out
     /// assert_eq!(lawn.pop_expired(10_001), Some((key, "idle")));
     /// ```
-    #[cfg_attr(not(loom), inline)]
+    #[inline]
     pub fn reset_lazily(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
         let Some(node) = self.nodes.get(key.index(), key.gen()) else {
             return false;
