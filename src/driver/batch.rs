@@ -49,6 +49,7 @@
 //! end), `skip` and `waiting` only under the lock (`skip` reset at batch
 //! start, bits set by cancellers).
 
+use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::task::Waker;
 
@@ -74,6 +75,36 @@ enum Firing {
     UnlessBusy,
     /// Return; otherwise fire one batch (a foreign shard's own thread).
     OneBatch,
+}
+
+/// The panics of wakers called (or dropped) one after another, so that
+/// one that panics does not keep the rest from being called.
+#[derive(Default)]
+pub(crate) struct Panics {
+    first: Option<Box<dyn Any + Send>>,
+    /// Dropped only once every waker has been called: a payload's drop
+    /// may panic too.
+    later: Vec<Box<dyn Any + Send>>,
+}
+
+impl Panics {
+    /// Runs `call`, keeping its panic if it panics.
+    pub(crate) fn catch(&mut self, call: impl FnOnce()) {
+        if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(call)) {
+            match self.first {
+                None => self.first = Some(panic),
+                Some(_) => self.later.push(panic),
+            }
+        }
+    }
+
+    /// Resumes the first panic caught, if any.
+    pub(crate) fn resume(self) {
+        drop(self.later);
+        if let Some(panic) = self.first {
+            panic::resume_unwind(panic);
+        }
+    }
 }
 
 /// The lock-free part of the batch protocol.
@@ -209,22 +240,23 @@ impl Shared {
         woken
     }
 
-    /// Calls the batch's wakers but those cancelled meanwhile, then ends
-    /// the batch. A panicking waker does not stop the others: the first
-    /// panic is resumed once the batch has ended.
+    /// Calls the batch's wakers but those cancelled meanwhile (whose wakers
+    /// it drops instead), then ends the batch. A waker that panics, when
+    /// called or when dropped, does not stop the others: the first panic is
+    /// resumed once the batch has ended.
     fn wake_batch(&self, wakers: &mut Vec<Waker>) -> usize {
         let end = EndBatch(self);
         let mut woken = 0;
-        let mut panicked = None;
+        let mut panics = Panics::default();
         for (position, waker) in wakers.drain(..).enumerate() {
             self.batch.calling.store(position, SeqCst);
             if self.batch.skip.load(SeqCst) & (1 << position) != 0 {
-                drop(waker);
+                // A waker's drop runs the executor's code too (the last
+                // reference to a task drops its future).
+                panics.catch(|| drop(waker));
             } else {
                 woken += 1;
-                if let Err(panic) = panic::catch_unwind(AssertUnwindSafe(|| waker.wake())) {
-                    panicked.get_or_insert(panic);
-                }
+                panics.catch(|| waker.wake());
             }
             self.batch.calling.store(position + 1, SeqCst);
             if self.batch.waiting.load(SeqCst) > 0 {
@@ -234,9 +266,7 @@ impl Shared {
             }
         }
         drop(end);
-        if let Some(panic) = panicked {
-            panic::resume_unwind(panic);
-        }
+        panics.resume();
         woken
     }
 
@@ -330,7 +360,7 @@ impl Drop for EndBatch<'_> {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
     use std::sync::{Arc, Mutex};
     use std::task::{Wake, Waker};
     use std::thread::{self, ThreadId};
@@ -340,6 +370,7 @@ mod tests {
     use crate::driver::clock::Tick;
     use crate::driver::shared::{Options, Registered, Reset, Role, Shared};
     use crate::driver::TimerSlack;
+    use crate::lawn::TimerKey;
 
     /// A driver of `role` with 1 ms ticks and no slack, fired by nobody
     /// but the test: registrations say which tick the clock has reached.
@@ -447,6 +478,95 @@ mod tests {
             "the batch goes on past the panic"
         );
         assert_eq!(shard.len(), 1);
+    }
+
+    /// A waker that panics when its last reference goes, once armed.
+    struct PanicsOnDrop(Arc<AtomicBool>);
+
+    impl Wake for PanicsOnDrop {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    impl Drop for PanicsOnDrop {
+        fn drop(&mut self) {
+            if self.0.load(SeqCst) {
+                panic!("a waker whose drop panics (expected in this test)");
+            }
+        }
+    }
+
+    /// Files a timer due at tick `due`, whose waker panics when dropped
+    /// once the returned flag is set; the driver holds its only reference.
+    fn file_panicking_on_drop(driver: &Shared, due: u64) -> (TimerKey, Arc<AtomicBool>) {
+        let armed = Arc::new(AtomicBool::new(false));
+        let waker = Waker::from(Arc::new(PanicsOnDrop(armed.clone())));
+        match driver.register(Tick(due), Tick(0), &waker) {
+            Ok(Registered::Pending(key, _)) => (key, armed),
+            _ => panic!("a timer due at tick {due} was not filed"),
+        }
+    }
+
+    #[test]
+    fn a_cancelled_waker_that_panics_when_dropped_does_not_lose_the_rest_of_its_batch() {
+        for role in [Role::Foreign, Role::Bare] {
+            let driver = driver(role);
+            // The first waker of the batch cancels the second timer, whose
+            // waker the batch then drops instead of calling: that drop
+            // panics. The timers after it must still be woken.
+            let victim = Arc::new(Mutex::new(None::<TimerKey>));
+            let (first, waker) = {
+                let (driver, victim) = (driver.clone(), victim.clone());
+                counting(move || {
+                    let key = victim
+                        .lock()
+                        .unwrap()
+                        .take()
+                        .expect("the second timer's key");
+                    driver.deregister(key);
+                })
+            };
+            file(&driver, 5, 0, &waker);
+            let (key, armed) = file_panicking_on_drop(&driver, 6);
+            *victim.lock().unwrap() = Some(key);
+            let (rest, rest_waker) = counting(|| {});
+            for due in 7..12 {
+                file(&driver, due, 0, &rest_waker);
+            }
+            armed.store(true, SeqCst);
+            match role {
+                // The shard's own thread fires it on its next registration,
+                // and keeps the panic from the registering caller.
+                Role::Foreign => file(&driver, 100, 20, Waker::noop()),
+                _ => {
+                    let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        driver.process_at(Tick(20))
+                    }));
+                    assert!(
+                        fired.is_err(),
+                        "{role:?}: the drop's panic reaches the caller"
+                    );
+                }
+            }
+            assert_eq!(first.woken.load(SeqCst), 1, "{role:?}");
+            assert_eq!(
+                rest.woken.load(SeqCst),
+                5,
+                "{role:?}: the timers after the panicking drop were lost"
+            );
+        }
+    }
+
+    #[test]
+    fn a_waker_that_panics_at_shutdown_does_not_keep_the_others_from_learning_of_it() {
+        let driver = driver(Role::Bare);
+        let (_, panics) = counting(|| panic!("a waker that panics (expected in this test)"));
+        let (other, waker) = counting(|| {});
+        file(&driver, 5, 0, &panics);
+        file(&driver, 6, 0, &waker);
+        let shutdown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| driver.shutdown()));
+        assert!(shutdown.is_err(), "the panic reaches the caller");
+        assert_eq!(other.woken.load(SeqCst), 1, "the other task learns of it");
+        assert!(driver.is_shutdown());
     }
 
     #[test]

@@ -692,9 +692,13 @@ impl Shared {
         let wakers = inner.levels.take_all();
         drop(inner);
         self.wake_parked();
+        // A waker that panics does not keep the other tasks from learning
+        // of the shutdown.
+        let mut panics = super::batch::Panics::default();
         for waker in wakers {
-            waker.wake();
+            panics.catch(|| waker.wake());
         }
+        panics.resume();
     }
 
     /// Number of pending timers.

@@ -16,10 +16,9 @@
 //!   waiter sees the new bits or `set` sees the waker. Wakers are called
 //!   after the lock is released.
 
-use std::panic::{self, AssertUnwindSafe};
-
 use std::task::{Context, Poll, Waker};
 
+use crate::driver::Panics;
 use crate::loom::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
 use crate::loom::{lock, Mutex};
 
@@ -342,16 +341,12 @@ impl WakeList {
     /// Wakes every waker; if some panic, the others are still woken and
     /// the first panic goes on afterwards.
     pub(crate) fn wake_all(self) {
-        let mut first_panic = None;
+        let mut panics = Panics::default();
         let [a, b] = self.first;
         for waker in a.into_iter().chain(b).chain(self.rest) {
-            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| waker.wake())) {
-                first_panic.get_or_insert(payload);
-            }
+            panics.catch(|| waker.wake());
         }
-        if let Some(payload) = first_panic {
-            panic::resume_unwind(payload);
-        }
+        panics.resume();
     }
 }
 
