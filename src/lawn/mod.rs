@@ -751,7 +751,10 @@ impl<T> Lawn<T> {
     /// [`reset_lazily`](Lawn::reset_lazily) gave the timer a later deadline
     /// in place (then it is the timer's old
     /// key until that comes due; see [Resets](self#resets)).
-    /// A value at or before [`elapsed`](Lawn::elapsed) means "due now".
+    /// A value at or before [`elapsed`](Lawn::elapsed) means "due now";
+    /// timers started with a `now` before `elapsed` and already due then
+    /// share one bucket in start order, so among timers that are all due
+    /// it may name a later deadline than the earliest.
     ///
     /// # Examples
     ///
@@ -799,7 +802,9 @@ impl<T> Lawn<T> {
     /// The pending timer with the earliest deadline, or `None` if the Lawn
     /// is empty. Of several due at that tick it names one of them, not
     /// necessarily the one [`pop_expired`](Lawn::pop_expired) hands out
-    /// first.
+    /// first; of timers already due when they were started (a `now` before
+    /// [`elapsed`](Lawn::elapsed)), it may name one that is not the
+    /// earliest (see [`next_deadline`](Lawn::next_deadline)).
     ///
     /// O(buckets) (plus the timers of a class bucket that are filed with a
     /// key before the best deadline found, as are timers

@@ -142,7 +142,7 @@ impl Near {
         if self.min == u64::MAX || t < self.min {
             return None;
         }
-        let hi_abs = t.min(self.min + NEAR - 1);
+        let hi_abs = t.min(self.min.saturating_add(NEAR - 1));
         let (lo, hi) = ((self.min % NEAR) as usize, (hi_abs % NEAR) as usize);
         let near = NEAR as usize;
         let offset = if lo <= hi {

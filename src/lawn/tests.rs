@@ -952,3 +952,19 @@ fn a_lazy_reset_moves_the_timer_once_its_old_place_is_less_than_half_the_ttl_ahe
     assert_eq!(drain(&mut lawn, 5_001 + ttl), [0]);
     assert_eq!(drain(&mut lawn, 5_002 + ttl), [1]);
 }
+
+/// Found by a reviewer's fuzzer: with the near window's earliest deadline
+/// within a window's width of `u64::MAX`, the window's reach overflowed
+/// (a panic in debug builds, and in release a deadline after `t`).
+#[test]
+fn last_deadline_by_holds_near_the_end_of_time() {
+    let mut lawn = Lawn::new();
+    let now = u64::MAX - 100;
+    lawn.insert(now, 50, 1u64);
+    lawn.insert(now, 90, 2u64);
+    checked(&lawn);
+    assert_eq!(lawn.last_deadline_by(u64::MAX - 30), Some(u64::MAX - 50));
+    assert_eq!(lawn.last_deadline_by(u64::MAX - 10), Some(u64::MAX - 10));
+    assert_eq!(lawn.last_deadline_by(u64::MAX - 51), None);
+    assert_eq!(drain(&mut lawn, u64::MAX - 10), [1, 2]);
+}
