@@ -405,8 +405,8 @@ impl<T> DelayQueue<T> {
 
     /// The key of the entry due first, or `None` if the queue is empty. Of
     /// entries due at the same microsecond it names one, and so it does of
-    /// entries inserted with deadlines already past (as tokio's does). O(buckets of the
-    /// queue's Lawn): meant for an occasional look.
+    /// entries inserted with deadlines already past (as tokio-util's does).
+    /// O(buckets of the queue's Lawn): meant for an occasional look.
     ///
     /// # Examples
     ///
