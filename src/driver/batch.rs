@@ -464,13 +464,20 @@ mod tests {
         }
     }
 
+    /// Files a timer due at tick 5 whose waker panics, then one due at
+    /// tick 6 whose waker counts; returns the count.
+    fn a_panicking_waker_then_another(driver: &Shared) -> Arc<Counting> {
+        let (_, panics) = counting(|| panic!("a waker that panics (expected in this test)"));
+        let (other, waker) = counting(|| {});
+        file(driver, 5, 0, &panics);
+        file(driver, 6, 0, &waker);
+        other
+    }
+
     #[test]
     fn a_panicking_waker_does_not_reach_the_registering_caller() {
         let shard = driver(Role::Foreign);
-        let (_, panics) = counting(|| panic!("a waker that panics"));
-        let (other, waker) = counting(|| {});
-        file(&shard, 5, 0, &panics);
-        file(&shard, 6, 0, &waker);
+        let other = a_panicking_waker_then_another(&shard);
         file(&shard, 100, 10, Waker::noop());
         assert_eq!(
             other.woken.load(SeqCst),
@@ -559,10 +566,7 @@ mod tests {
     #[test]
     fn a_waker_that_panics_at_shutdown_does_not_keep_the_others_from_learning_of_it() {
         let driver = driver(Role::Bare);
-        let (_, panics) = counting(|| panic!("a waker that panics (expected in this test)"));
-        let (other, waker) = counting(|| {});
-        file(&driver, 5, 0, &panics);
-        file(&driver, 6, 0, &waker);
+        let other = a_panicking_waker_then_another(&driver);
         let shutdown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| driver.shutdown()));
         assert!(shutdown.is_err(), "the panic reaches the caller");
         assert_eq!(other.woken.load(SeqCst), 1, "the other task learns of it");
