@@ -219,6 +219,8 @@
 
 mod buckets;
 mod check;
+#[cfg(test)]
+mod fuzz;
 mod heap;
 mod near;
 mod slab;
