@@ -174,6 +174,34 @@ pub fn blocking_shutdown_vs_finishing_task() {
     assert_output_or_cancelled(result, 3, &ran, "a blocking task at shutdown");
 }
 
+/// Model 16b, a blocking task still queued when its runtime shuts down:
+/// the runtime is dropped right after `spawn_blocking` started a pool
+/// thread for the task, which that thread may not have taken yet. The
+/// shutdown lets the queue run (as tokio's pool does in practice), so the
+/// task runs and its handle gives its output, whichever thread gets there
+/// first.
+pub fn blocking_task_queued_at_shutdown_runs() {
+    let rt = runtime(Builder::new_current_thread().thread_keep_alive(Duration::ZERO));
+    let ran = std::sync::Arc::new(AtomicBool::new(false));
+    let task = {
+        let ran = ran.clone();
+        rt.spawn_blocking(move || {
+            ran.store(true, SeqCst);
+            5
+        })
+    };
+    drop(rt);
+    let mut task = pin!(task);
+    match poll(task.as_mut(), Waker::noop()) {
+        Poll::Ready(Ok(output)) => assert_eq!(output, 5),
+        Poll::Ready(Err(err)) => panic!("a blocking task queued at shutdown did not run: {err}"),
+        Poll::Pending => {
+            panic!("a blocking task's handle is pending after its runtime was dropped")
+        }
+    }
+    assert!(ran.load(SeqCst));
+}
+
 /// Model 17, a current-thread runtime dropped inside its own task while
 /// another thread spawns onto it: the shutdown is carried out by the
 /// driving thread once it is out of the task (a task cannot cancel itself

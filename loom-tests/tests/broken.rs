@@ -39,6 +39,9 @@
 //! - `exit`: a blocking-pool thread announces its exit before counting it
 //!   (`work_loop`, `runtime/blocking.rs`): model 16's shutdown waits for a
 //!   notify that has gone;
+//! - `drain`: the blocking pool's shutdown cancels the queued tasks
+//!   (`Pool::shutdown`, `runtime/blocking.rs`): model 16b's task, queued
+//!   when its runtime is dropped, never runs;
 //! - `drop_in_task`: a current-thread runtime dropped inside its own task
 //!   cancels every task at once, the running one included
 //!   (`current::CurrentThread::shutdown`): model 17 sees that task wait
@@ -229,6 +232,16 @@ fn the_blocking_model_catches_an_exit_announced_before_it_counts() {
         blocking_shutdown_vs_finishing_task,
         "exit",
         DEADLOCK,
+    );
+}
+
+#[test]
+fn the_queued_blocking_model_catches_a_shutdown_that_cancels_the_queue() {
+    assert_caught(
+        "the_queued_blocking_model_catches_a_shutdown_that_cancels_the_queue",
+        blocking_task_queued_at_shutdown_runs,
+        "drain",
+        "did not run",
     );
 }
 

@@ -35,6 +35,11 @@ fn model_16_blocking_shutdown_vs_finishing_task() {
 }
 
 #[test]
+fn model_16b_blocking_task_queued_at_shutdown_runs() {
+    model(blocking_task_queued_at_shutdown_runs);
+}
+
+#[test]
 fn model_17_runtime_dropped_inside_its_own_task() {
     model(runtime_dropped_inside_its_own_task);
 }

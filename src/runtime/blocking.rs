@@ -4,8 +4,13 @@
 //! Ground rules: `state` (one mutex) guards the queue and the counts. A
 //! spawner wakes an idle thread only if more threads idle than were already
 //! notified, else starts a thread if below the cap, else leaves the task
-//! queued for the next free thread. Shutdown cancels queued tasks and waits
-//! (up to a timeout) for running ones; threads that have exited are joined.
+//! queued for the next free thread. Shutdown refuses new tasks but lets the
+//! queued ones run, as tokio's pool does in practice (a thread started or
+//! woken for a task runs the queue before it looks at the shutdown): a
+//! `spawn_blocking(flush)` just before the runtime is dropped still
+//! flushes. It waits (up to a timeout) for the queue and the running
+//! tasks; threads that have exited are joined. Only a queue no thread is
+//! left to run is cancelled.
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -132,16 +137,24 @@ impl Pool {
         })
     }
 
-    /// Cancels queued tasks and waits up to `timeout` (`None`: without
-    /// limit) for running ones; joins the threads if they all exited.
+    /// Refuses new tasks and waits up to `timeout` (`None`: without limit)
+    /// for the queued and running ones; joins the threads if they all
+    /// exited. A queue with no thread left to run it is cancelled.
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
-        let queued = {
+        let orphans = {
             let mut state = lock(&self.shared.state);
             state.shutdown = true;
-            std::mem::take(&mut state.queue)
+            if state.threads == 0 || crate::driver::planted("drain") {
+                // The deliberately broken variant (`--cfg lawn_rt_broken`,
+                // test-only) cancels the queue as before: tests/rt_shutdown.rs
+                // shows a queued task then never runs.
+                std::mem::take(&mut state.queue)
+            } else {
+                VecDeque::new()
+            }
         };
         self.shared.work.notify_all();
-        for task in queued {
+        for task in orphans {
             task.shutdown();
         }
         // Shut down from one of its own threads (a blocking task that drops
@@ -197,7 +210,8 @@ impl PoolShared {
                 continue;
             }
             if state.shutdown {
-                break;
+                // Run what is queued, then leave (the loop's top).
+                continue;
             }
             if state.queue.is_empty() && before.elapsed() >= self.keep_alive {
                 break;

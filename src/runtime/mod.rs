@@ -76,8 +76,8 @@ use task::JoinHandle;
 ///
 /// Dropping it drops every task (their futures: on the dropping thread for
 /// a current-thread runtime, on a worker for a multi-thread one, before the
-/// drop returns) and every pending timer's waker, then waits for running
-/// blocking tasks;
+/// drop returns) and every pending timer's waker, then waits for its
+/// blocking tasks, those still queued included (they run, as in tokio);
 /// it leaks no thread or file descriptor. A timer polled after its runtime
 /// is gone panics, saying so.
 ///
@@ -258,9 +258,10 @@ impl Runtime {
         self.handle.enter()
     }
 
-    /// Shuts the runtime down, waiting at most `timeout` for blocking tasks
-    /// that are running (those still queued are cancelled); the rest is as
-    /// for dropping it.
+    /// Shuts the runtime down, waiting at most `timeout` for its blocking
+    /// tasks (those still queued run too; any left when it returns go on
+    /// running on their threads, as in tokio); the rest is as for dropping
+    /// it.
     ///
     /// # Examples
     ///
@@ -275,8 +276,9 @@ impl Runtime {
         self.shutdown(Some(timeout));
     }
 
-    /// Shuts the runtime down without waiting for running blocking tasks
-    /// (`shutdown_timeout(Duration::ZERO)`).
+    /// Shuts the runtime down without waiting for its blocking tasks
+    /// (`shutdown_timeout(Duration::ZERO)`): they go on running on their
+    /// threads, the queued ones included.
     ///
     /// # Examples
     ///

@@ -61,7 +61,10 @@ where
 /// like `tokio::task::spawn_blocking`.
 ///
 /// It cannot be aborted once started; the runtime's shutdown waits for it
-/// (or up to [`Runtime::shutdown_timeout`](crate::runtime::Runtime::shutdown_timeout)).
+/// (or up to [`Runtime::shutdown_timeout`](crate::runtime::Runtime::shutdown_timeout)),
+/// and one still queued then runs all the same, as tokio's pool runs it in
+/// practice (so a last `spawn_blocking(flush)` before the drop flushes).
+/// After the shutdown, a new one is cancelled at once.
 /// While one runs, a paused clock does not auto-advance.
 ///
 /// # Panics
