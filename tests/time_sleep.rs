@@ -432,6 +432,34 @@ async fn sleep_duration_max_is_about_thirty_years() {
     assert_eq!(deadline, now + Duration::MAX);
 }
 
+/// A sleep longer than 30 years, though the clock could represent its
+/// deadline, is capped at 30 years as tokio caps it: on a paused clock it
+/// completes then (it used to be filed past the driver's last tick and
+/// never fire, so auto-advance hung), and its deadline says so.
+#[lawn_rt::test(start_paused = true)]
+async fn sleeps_over_thirty_years_are_capped_at_thirty_years() {
+    let thirty_years = Duration::from_secs(86_400 * 365 * 30);
+    for long in [
+        Duration::from_millis(u64::MAX),
+        Duration::from_secs(1 << 44),
+        100 * YEAR,
+        thirty_years + Duration::from_nanos(1),
+    ] {
+        let start = Instant::now();
+        let nap = sleep(long);
+        assert_eq!(nap.deadline(), start + thirty_years, "sleep({long:?})");
+        nap.await;
+        assert_eq!(Instant::now(), start + thirty_years, "sleep({long:?})");
+    }
+    // At the cap itself and under it, nothing changes.
+    let start = Instant::now();
+    sleep(thirty_years).await;
+    assert_eq!(Instant::now(), start + thirty_years);
+    let start = Instant::now();
+    sleep(29 * YEAR).await;
+    assert_eq!(Instant::now(), start + 29 * YEAR);
+}
+
 #[test]
 fn instant_plus_duration_max_does_not_panic() {
     let now = Instant::now();

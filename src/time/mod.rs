@@ -42,8 +42,9 @@
 //!   called after the drop returns.
 //! - `reset` re-files in O(1); polling with another waker replaces the
 //!   stored one.
-//! - Durations too long for the clock (`Duration::MAX`) are clamped to
-//!   about 30 years; nothing overflows.
+//! - `sleep` caps its duration at 30 years, as tokio's does; other
+//!   durations too long for the clock (`timeout(Duration::MAX, ..)`) are
+//!   clamped to about 30 years; nothing overflows.
 //! - Using a timer whose driver shut down panics with a message saying so.
 
 pub mod delay_queue;

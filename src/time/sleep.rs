@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::coop;
-use crate::driver::{rebind_target, Error, Handle, Registered, Reset, Tick};
+use crate::driver::{rebind_target, Error, Handle, Registered, Reset, Tick, FAR_FUTURE};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
 
@@ -22,9 +22,10 @@ use crate::time::Instant;
 /// rounded up to the driver's tick (by default 1 µs in a runtime and a
 /// foreign shard, 1 ms for a bare `Driver`). It may fire a little after it, by the
 /// slack its TTL allows (at most 1 ms by default; see
-/// [`TimerSlack`](crate::runtime::TimerSlack)), to share a wake-up. `Duration::MAX` (or
-/// any duration the clock cannot represent) sleeps about 30 years, without
-/// overflow or panic.
+/// [`TimerSlack`](crate::runtime::TimerSlack)), to share a wake-up. As in
+/// tokio, a duration over 30 years (365-day years) sleeps 30 years, without
+/// overflow or panic: on a paused clock, even `sleep(Duration::MAX)`
+/// completes once the clock has auto-advanced that far.
 ///
 /// Works in any executor: outside a `lawn_rt` runtime it files in the
 /// polling thread's foreign shard, which the `lawn-rt-timer` thread fires.
@@ -55,6 +56,9 @@ use crate::time::Instant;
 #[track_caller]
 #[inline(always)]
 pub fn sleep(duration: Duration) -> Sleep {
+    // Capped as tokio caps it, so a paused clock's auto-advance reaches
+    // even a `sleep(Duration::from_secs(u64::MAX))`.
+    let duration = duration.min(FAR_FUTURE);
     let handle = Handle::current();
     let now = handle.now();
     let deadline = Instant::from_std(now).saturating_add(duration);
