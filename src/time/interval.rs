@@ -16,7 +16,8 @@ const MISSED_AFTER: Duration = Duration::from_millis(5);
 ///
 /// # Panics
 ///
-/// If `period` is zero.
+/// If `period` is zero, with a message that contains tokio's
+/// (`` `period` must be non-zero. ``), at the caller's line.
 ///
 /// # Examples
 ///
@@ -42,7 +43,8 @@ pub fn interval(period: Duration) -> Interval {
 ///
 /// # Panics
 ///
-/// If `period` is zero.
+/// If `period` is zero, with a message that contains tokio's
+/// (`` `period` must be non-zero. ``), at the caller's line.
 ///
 /// # Examples
 ///
@@ -61,11 +63,14 @@ pub fn interval_at(start: Instant, period: Duration) -> Interval {
     Interval::new(start, period)
 }
 
+/// Panics, at the caller's line, for a zero `period`. The message holds
+/// tokio's (`` `period` must be non-zero. ``) word for word, so a test
+/// written for tokio's `#[should_panic(expected = ...)]` passes here too.
 #[track_caller]
 fn check_period(period: Duration) {
     assert!(
         !period.is_zero(),
-        "lawn_rt: `period` must be non-zero (interval(Duration::ZERO) would tick forever)"
+        "lawn_rt: `period` must be non-zero. (A zero period would tick forever.)"
     );
 }
 
