@@ -49,3 +49,52 @@ fn zero_period_panic_matches_tokio_and_points_at_the_caller() {
     assert_eq!((ours.file.as_str(), ours.line), (file!(), line));
     assert!(ours.message.contains(&tokio.message), "{:?}", ours.message);
 }
+
+// ------------------------------------------------------ Elapsed -> io::Error
+
+fn tokio_paused() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
+fn lawn_paused() -> lawn_rt::runtime::Runtime {
+    common::paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION)
+}
+
+/// What a caller can see of an `io::Error`.
+fn io_error_view(err: &std::io::Error) -> (std::io::ErrorKind, String, String, bool) {
+    (
+        err.kind(),
+        err.to_string(),
+        format!("{err:?}"),
+        err.get_ref().is_some(),
+    )
+}
+
+/// `?` on a timeout's error in a function returning `io::Result`: tokio
+/// gives a bare `TimedOut` (no inner error, "timed out"); so must we.
+#[test]
+fn elapsed_into_io_error_is_a_bare_timed_out_as_in_tokio() {
+    let tokio = tokio_paused().block_on(async {
+        tokio::time::timeout(Duration::from_millis(1), std::future::pending::<()>())
+            .await
+            .unwrap_err()
+    });
+    let ours = lawn_paused().block_on(async {
+        lawn_rt::time::timeout(Duration::from_millis(1), std::future::pending::<()>())
+            .await
+            .unwrap_err()
+    });
+    assert_eq!(ours.to_string(), tokio.to_string());
+    assert_eq!(ours.to_string(), "deadline has elapsed");
+
+    let tokio = std::io::Error::from(tokio);
+    let ours = std::io::Error::from(ours);
+    assert_eq!(io_error_view(&ours), io_error_view(&tokio));
+    assert_eq!(ours.kind(), std::io::ErrorKind::TimedOut);
+    assert!(ours.get_ref().is_none(), "{ours:?}");
+    assert_eq!(ours.to_string(), "timed out");
+}

@@ -19,8 +19,11 @@ pub use crate::driver::Error;
 ///         .await
 ///         .unwrap_err();
 ///     assert_eq!(err.to_string(), "deadline has elapsed");
+///     // Into `io::Error` (as `?` does): a bare `TimedOut`, as in tokio.
 ///     let io: std::io::Error = err.into();
 ///     assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+///     assert!(io.get_ref().is_none());
+///     assert_eq!(io.to_string(), "timed out");
 /// });
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +43,11 @@ impl fmt::Display for Elapsed {
 
 impl std::error::Error for Elapsed {}
 
+/// A bare [`io::ErrorKind::TimedOut`], as tokio's conversion gives: no
+/// inner error (`get_ref()` is `None`), and it displays as the kind does
+/// ("timed out"), not as the `Elapsed`.
 impl From<Elapsed> for io::Error {
-    fn from(elapsed: Elapsed) -> io::Error {
-        io::Error::new(io::ErrorKind::TimedOut, elapsed)
+    fn from(_elapsed: Elapsed) -> io::Error {
+        io::ErrorKind::TimedOut.into()
     }
 }
