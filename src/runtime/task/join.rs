@@ -51,6 +51,12 @@ impl<T> Slot<T> {
     }
 }
 
+/// The panic of a [`JoinHandle`] polled again after it returned the
+/// task's output: tokio's message ("JoinHandle polled after completion")
+/// word for word, then what happened.
+const POLLED_AFTER_COMPLETION: &str = "lawn_rt: JoinHandle polled after completion \
+     (it was polled again after it returned the task's output)";
+
 /// The typed side of a task, for its handles.
 trait JoinSide<T> {
     fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>>;
@@ -76,10 +82,7 @@ where
             slot.taken = true;
             return Poll::Ready(output);
         }
-        assert!(
-            !slot.taken,
-            "lawn_rt: `JoinHandle` polled again after it returned the task's output"
-        );
+        assert!(!slot.taken, "{POLLED_AFTER_COMPLETION}");
         if crate::driver::planted("join_waker") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): the waker is stored under a second lock, so a
@@ -150,10 +153,7 @@ impl<T> JoinSide<T> for LocalSlot<T> {
             slot.taken = true;
             return Poll::Ready(output);
         }
-        assert!(
-            !slot.taken,
-            "lawn_rt: `JoinHandle` polled again after it returned the task's output"
-        );
+        assert!(!slot.taken, "{POLLED_AFTER_COMPLETION}");
         match &slot.waker {
             Some(stored) if stored.will_wake(cx.waker()) => {}
             _ => {
@@ -374,7 +374,8 @@ impl<T> Future for JoinHandle<T> {
 
     /// # Panics
     ///
-    /// If polled again after it returned `Ready`.
+    /// If polled again after it returned `Ready`, with a message that
+    /// contains tokio's ("JoinHandle polled after completion").
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         std::task::ready!(coop::poll_proceed(cx));
         let polled = self.raw.side().poll_join(cx);
@@ -429,8 +430,16 @@ impl fmt::Debug for AbortHandle {
 /// let rt = Runtime::new().unwrap();
 /// let err = rt.block_on(async { lawn_rt::spawn(async { panic!("boom") }).await.unwrap_err() });
 /// assert!(err.is_panic());
+/// // Worded as tokio's: "task <id> panicked with message \"boom\"".
+/// assert!(err.to_string().ends_with(" panicked with message \"boom\""));
 /// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
 /// ```
+///
+/// Its `Display` and `Debug` are tokio's, word for word (the task ids are
+/// lawn_rt's own): `task 7 was cancelled`, `task 7 panicked with message
+/// "boom"`, and `task 7 panicked` when the payload is not a string
+/// (`std::panic::panic_any(42)`); into an `io::Error` it says only "task
+/// was cancelled" or "task panicked", as tokio's does.
 pub struct JoinError {
     id: Id,
     repr: Repr,
@@ -481,7 +490,8 @@ impl JoinError {
     ///
     /// # Panics
     ///
-    /// If the task was cancelled, not panicked.
+    /// If the task was cancelled, not panicked, with a message that
+    /// contains tokio's (`` `JoinError` reason is not a panic. ``).
     ///
     /// # Examples
     ///
@@ -492,9 +502,11 @@ impl JoinError {
         // closures.
         match self.try_into_panic() {
             Ok(payload) => payload,
-            Err(err) => {
-                panic!("lawn_rt: `JoinError::into_panic` on a task that did not panic ({err})")
-            }
+            // tokio's message word for word, then ours.
+            Err(err) => panic!(
+                "lawn_rt: `JoinError` reason is not a panic. \
+                 (`JoinError::into_panic` on a task that did not panic: {err})"
+            ),
         }
     }
 
@@ -520,43 +532,59 @@ impl JoinError {
         }
     }
 
-    fn panic_message(&self) -> Option<String> {
+    /// The panic's message, if the task panicked with a string payload
+    /// (`&'static str` or `String`, which `panic!` gives), passed to `f`
+    /// while the payload is locked.
+    fn with_panic_message<R>(&self, f: impl FnOnce(Option<&str>) -> R) -> Option<R> {
         let Repr::Panic(payload) = &self.repr else {
             return None;
         };
         let payload = lock(payload);
-        Some(
-            payload
-                .downcast_ref::<&'static str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "<non-string payload>".to_string()),
-        )
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&'static str>().copied());
+        Some(f(message))
     }
 }
 
+/// As tokio's: `task <id> was cancelled`, `task <id> panicked with message
+/// "<message>"`, or `task <id> panicked` for a payload that is not a string.
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.panic_message() {
-            None => write!(f, "task {} was cancelled", self.id),
-            Some(message) => write!(f, "task {} panicked with message {message:?}", self.id),
-        }
+        let id = self.id;
+        self.with_panic_message(|message| match message {
+            Some(message) => write!(f, "task {id} panicked with message {message:?}"),
+            None => write!(f, "task {id} panicked"),
+        })
+        .unwrap_or_else(|| write!(f, "task {id} was cancelled"))
     }
 }
 
+/// As tokio's: `JoinError::Cancelled(Id(<id>))`,
+/// `JoinError::Panic(Id(<id>), "<message>", ...)`, or
+/// `JoinError::Panic(Id(<id>), ...)` for a payload that is not a string.
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.panic_message() {
-            None => write!(f, "JoinError::Cancelled(task {})", self.id),
-            Some(message) => write!(f, "JoinError::Panic(task {}, {message:?})", self.id),
-        }
+        let id = self.id;
+        self.with_panic_message(|message| match message {
+            Some(message) => write!(f, "JoinError::Panic({id:?}, {message:?}, ...)"),
+            None => write!(f, "JoinError::Panic({id:?}, ...)"),
+        })
+        .unwrap_or_else(|| write!(f, "JoinError::Cancelled({id:?})"))
     }
 }
 
 impl std::error::Error for JoinError {}
 
+/// As tokio's: an [`io::ErrorKind::Other`] error saying only "task was
+/// cancelled" or "task panicked" (no id, no panic message; the payload is
+/// dropped).
 impl From<JoinError> for io::Error {
     fn from(err: JoinError) -> io::Error {
-        io::Error::other(err.to_string())
+        io::Error::other(match err.repr {
+            Repr::Cancelled => "task was cancelled",
+            Repr::Panic(_) => "task panicked",
+        })
     }
 }
