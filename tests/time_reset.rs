@@ -214,18 +214,32 @@ async fn reset_to_the_past_is_ready_on_the_next_poll() {
     assert_eq!(Instant::now(), t1);
 }
 
-/// An unpolled sleep that is reset still registers only on its first poll.
+/// A reset registers a sleep that was never polled, as tokio's reset does
+/// (its docs: a reset re-registers the sleep): it is filed at once, and
+/// its first poll stores the task's waker in the same registration, which
+/// fires at the new deadline. Unpolled, it fires all the same.
 #[lawn_rt::test(start_paused = true)]
-async fn reset_of_an_unpolled_sleep_does_not_register() {
+async fn a_reset_registers_an_unpolled_sleep_as_tokio_does() {
     let start = Instant::now();
     let mut sleep = pin!(sleep(ms(10)));
     sleep.as_mut().reset(Instant::now() + ms(20));
-    assert_eq!(pending_timers(), 0);
-    assert!(poll_noop(sleep.as_mut()).is_pending());
+    assert_eq!(pending_timers(), 1);
+    let (counter, waker) = counting_waker();
+    assert_eq!(poll_with(sleep.as_mut(), &waker), Poll::Pending);
     assert_eq!(pending_timers(), 1);
     assert_eq!(advance_and_count(ms(10)).await, 0);
+    assert_eq!(counter.wakes(), 0);
     assert_eq!(advance_and_count(ms(10)).await, 1);
+    assert_eq!(counter.wakes(), 1);
     assert_eq!(Instant::now(), start + ms(20));
+    assert_eq!(poll_noop(sleep.as_mut()), Poll::Ready(()));
+
+    // Never polled, reset, never polled again: it fires unpolled.
+    let mut unpolled = pin!(lawn_rt::time::sleep(ms(10)));
+    unpolled.as_mut().reset(Instant::now() + ms(5));
+    assert!(!unpolled.is_elapsed());
+    assert_eq!(advance_and_count(ms(5)).await, 1);
+    assert!(unpolled.is_elapsed());
 
     // Reset before its first poll, then awaited: the new deadline, exactly.
     let start = Instant::now();

@@ -432,6 +432,58 @@ async fn sleep_duration_max_is_about_thirty_years() {
     assert_eq!(deadline, now + Duration::MAX);
 }
 
+/// A reset files the sleep with the driver, as tokio's does, when it is
+/// not filed: after it completed, or before its first poll. It then fires
+/// at the new deadline unpolled (`is_elapsed` says so) and the next poll
+/// is ready. The same steps on tokio's paused clock agree.
+#[test]
+fn a_reset_files_a_sleep_that_is_not_filed_as_tokio_does() {
+    fn steps() -> [bool; 4] {
+        [false; 4]
+    }
+    let lawn = paused_runtime(lawn_rt::runtime::DEFAULT_TIMER_RESOLUTION).block_on(async {
+        let mut seen = steps();
+        let mut done = pin!(sleep(ms(1)));
+        done.as_mut().await;
+        done.as_mut().reset(Instant::now() + ms(5));
+        seen[0] = done.is_elapsed();
+        time::advance(ms(10)).await;
+        seen[1] = done.is_elapsed();
+        let mut fresh = pin!(sleep(ms(100)));
+        fresh.as_mut().reset(Instant::now() + ms(5));
+        time::advance(ms(10)).await;
+        seen[2] = fresh.is_elapsed();
+        seen[3] = poll_noop(fresh.as_mut()).is_ready();
+        seen
+    });
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap()
+        .block_on(async {
+            let mut seen = steps();
+            let mut done = pin!(tokio::time::sleep(ms(1)));
+            done.as_mut().await;
+            done.as_mut().reset(tokio::time::Instant::now() + ms(5));
+            seen[0] = done.is_elapsed();
+            tokio::time::advance(ms(10)).await;
+            seen[1] = done.is_elapsed();
+            let mut fresh = pin!(tokio::time::sleep(ms(100)));
+            fresh.as_mut().reset(tokio::time::Instant::now() + ms(5));
+            tokio::time::advance(ms(10)).await;
+            seen[2] = fresh.is_elapsed();
+            seen[3] = poll_noop(fresh.as_mut()).is_ready();
+            seen
+        });
+    assert_eq!(
+        tokio,
+        [false, true, true, true],
+        "tokio's behaviour changed"
+    );
+    assert_eq!(lawn, tokio);
+}
+
 /// A sleep longer than 30 years, though the clock could represent its
 /// deadline, is capped at 30 years as tokio caps it: on a paused clock it
 /// completes then (it used to be filed past the driver's last tick and

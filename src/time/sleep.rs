@@ -3,11 +3,11 @@
 use std::future::Future;
 use std::marker::PhantomPinned;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use crate::coop;
-use crate::driver::{rebind_target, Error, Handle, Registered, Reset, Tick, FAR_FUTURE};
+use crate::driver::{rebind_target, Error, Handle, Registered, Reset, Role, Tick, FAR_FUTURE};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
 
@@ -285,7 +285,8 @@ impl Sleep {
     }
 
     /// Whether this sleep has completed: it fired, or was found due when
-    /// polled. A sleep never polled is not elapsed, whatever its deadline.
+    /// polled. A sleep never polled nor [reset](Sleep::reset) is not
+    /// elapsed, whatever its deadline (it is not filed yet).
     ///
     /// # Examples
     ///
@@ -309,6 +310,14 @@ impl Sleep {
     /// A deadline at or before now completes on the next poll (and wakes the
     /// stored waker); a later one makes an elapsed sleep wait again.
     ///
+    /// As tokio's, a reset files the timer with the driver even when it is
+    /// not filed (it completed, or was never polled): it then fires at the
+    /// new deadline whether or not it is polled meanwhile (`is_elapsed`
+    /// says so, and a paused clock's auto-advance stops there), and wakes
+    /// the task of the next poll after that. (A sleep made outside any
+    /// runtime and not yet polled is left for its first poll, which picks
+    /// its driver.)
+    ///
     /// A new deadline in the same tick as the old one (an idle timeout
     /// pushed back many times a tick) takes no lock and reads no clock; one
     /// in another tick more than ~50 ms from now reads only the kernel's
@@ -331,6 +340,20 @@ impl Sleep {
     /// ```
     #[cfg_attr(not(loom), inline)]
     pub fn reset(mut self: Pin<&mut Self>, deadline: Instant) {
+        let polled = !matches!(self.state(), State::Fresh(_) | State::Unregistered(None));
+        self.as_mut().move_deadline(deadline);
+        if matches!(self.state(), State::Unregistered(_))
+            && (polled || self.handle.role() != Role::Foreign)
+            && !self.handle.is_shutdown()
+        {
+            // File it now, as tokio's reset does, with no waker yet.
+            let _ = self.poll_elapsed(&mut Context::from_waker(Waker::noop()));
+        }
+    }
+
+    /// [`reset`](Sleep::reset) but for filing a sleep that is not filed.
+    #[cfg_attr(not(loom), inline)]
+    fn move_deadline(mut self: Pin<&mut Self>, deadline: Instant) {
         if let State::Registered(key) = self.state() {
             let due = self.handle.tick_ceil(deadline.into_std());
             if self.tick() != UNKNOWN && due.0 == self.tick() {
