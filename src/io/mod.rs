@@ -1,9 +1,37 @@
-//! tokio's I/O traits and helpers, re-exported (feature `tokio-io`), so
-//! that code written against `tokio::io` ports to `lawn_rt` by changing
-//! the crate path: `AsyncRead`, `AsyncWrite`, `AsyncBufRead`, `AsyncSeek`,
-//! their `Ext` traits, `BufReader`, `BufWriter`, `copy`, `split`, and the
-//! rest of `tokio::io`. They are plain traits and adapters: none of them
-//! needs tokio's runtime, and `lawn_rt`'s sockets implement the traits.
+//! Asynchronous I/O, as `tokio::io` (feature `tokio-io`): tokio's traits and
+//! adapters, re-exported, and the process's standard streams on `lawn_rt`'s
+//! blocking pool. Code written against `tokio::io` ports by changing the
+//! crate path.
+//!
+//! # What is here
+//!
+//! - **Re-exported from tokio** (the same items, so they mix with crates
+//!   built on tokio-io): the traits [`AsyncRead`], [`AsyncWrite`],
+//!   [`AsyncBufRead`], [`AsyncSeek`] and their extensions
+//!   [`AsyncReadExt`], [`AsyncWriteExt`], [`AsyncBufReadExt`],
+//!   [`AsyncSeekExt`]; [`ReadBuf`]; the adapters [`BufReader`],
+//!   [`BufWriter`], [`BufStream`], [`Lines`], [`Split`], [`Take`],
+//!   [`Chain`], [`Join`] and [`join`], [`ReadHalf`], [`WriteHalf`] and
+//!   [`split`]; the functions [`copy`], [`copy_buf`],
+//!   [`copy_bidirectional`], [`copy_bidirectional_with_sizes`]; the
+//!   in-memory streams [`duplex`]/[`DuplexStream`] and
+//!   [`simplex`]/[`SimplexStream`]; [`empty`]/[`Empty`],
+//!   [`repeat`]/[`Repeat`], [`sink`]/[`Sink`]; and std's [`Error`],
+//!   [`ErrorKind`], [`Result`] and [`SeekFrom`]. These are plain traits and
+//!   adapters: none of them needs tokio's runtime, and `lawn_rt`'s sockets
+//!   and files implement the traits.
+//! - **`lawn_rt`'s own**: [`stdin`], [`stdout`], [`stderr`] ([`Stdin`],
+//!   [`Stdout`], [`Stderr`]), with tokio's behaviour: each blocking
+//!   `std::io` call runs on the blocking pool of the `lawn_rt` runtime that
+//!   polls the handle (see [`Stdout`]).
+//! - **Not here**: what in `tokio::io` needs tokio's own reactor
+//!   (`unix::AsyncFd`, `Interest`, `Ready`). `lawn_rt`'s sockets are in
+//!   [`net`](crate::net).
+//!
+//! The list is explicit, not a glob of `tokio::io`: a glob would also
+//! bring in tokio's `stdout()` and `AsyncFd` whenever some other crate in
+//! the build enables tokio's `io-std` or `net`, and those panic inside a
+//! `lawn_rt` runtime (they need tokio's).
 //!
 //! ```
 //! use lawn_rt::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -29,5 +57,68 @@
 //! })?;
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! The standard streams, from tasks:
+//!
+//! ```
+//! use lawn_rt::io::{self, AsyncWriteExt};
+//!
+//! #[lawn_rt::main]
+//! async fn main() -> io::Result<()> {
+//!     let task = lawn_rt::spawn(async {
+//!         let mut out = io::stdout();
+//!         out.write_all(b"hello from a task\n").await?;
+//!         out.flush().await
+//!     });
+//!     task.await.unwrap()?;
+//!     io::stderr().write_all(b"and a note on stderr\n").await
+//! }
+//! ```
 
-pub use tokio::io::*;
+mod blocking;
+mod stdin;
+mod stdout;
+
+pub use stdin::{stdin, Stdin};
+pub use stdout::{stderr, stdout, Stderr, Stdout};
+
+pub use tokio::io::{
+    copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, duplex, empty, join, repeat,
+    simplex, sink, split, AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeek,
+    AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader, BufStream, BufWriter, Chain, DuplexStream,
+    Empty, Join, Lines, ReadBuf, ReadHalf, Repeat, SimplexStream, Sink, Split, Take, WriteHalf,
+};
+
+// As tokio does: so that `use lawn_rt::io::{self, ...}` and `std::io` do
+// not clash.
+#[doc(no_inline)]
+pub use std::io::{Error, ErrorKind, Result, SeekFrom};
+
+/// What `lawn_rt::io` leaves out of `tokio::io` stays out, even though
+/// this crate's own tests build tokio with `net`, which gives tokio's
+/// `io::unix::AsyncFd`, `Interest` and `Ready` (the first block shows they
+/// exist there; each `compile_fail` block would compile with a glob
+/// re-export of `tokio::io`).
+///
+/// ```
+/// use tokio::io::unix::AsyncFd;
+/// use tokio::io::{Interest, Ready};
+///
+/// use lawn_rt::io::{stdout, AsyncWrite, Stdout};
+/// fn writes<W: AsyncWrite>(_: &W) {}
+/// writes::<Stdout>(&stdout());
+/// ```
+///
+/// ```compile_fail
+/// use lawn_rt::io::unix::AsyncFd;
+/// ```
+///
+/// ```compile_fail
+/// use lawn_rt::io::Interest;
+/// ```
+///
+/// ```compile_fail
+/// use lawn_rt::io::Ready;
+/// ```
+#[cfg(doctest)]
+pub struct NotReexported;
