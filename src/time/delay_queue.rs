@@ -39,19 +39,32 @@
 //!   memory for a second gives the rest back when it is next polled;
 //!   [`compact`](DelayQueue::compact) is there for tokio-util's API and
 //!   does what [`shrink_to_fit`](DelayQueue::shrink_to_fit) does. Keys
-//!   never move, so no key is remapped.
+//!   never move, so no key is remapped. (An entry inserted for an instant
+//!   already past takes 24 bytes more, in a heap that keeps such entries in
+//!   order, until the next poll hands it out and gives that memory back.)
 //! - **Any executor.** The queue's `Sleep` is a `lawn_rt` timer, so it runs
 //!   under tokio, smol, `futures::executor` or `lawn_rt`'s runtime, and
 //!   follows a paused clock (`time::pause`) like every `lawn_rt` timer.
 //! - Entries that are due come out in deadline order, at microsecond
 //!   granularity; of entries due at the same microsecond, which comes first
 //!   is unspecified.
+//! - **Instants already past** keep the deadline asked for, as in
+//!   tokio-util, and come out earliest first. The floor below which
+//!   neither sets a deadline is tokio-util's wheel time: the queue's start
+//!   until a poll finds the queue empty, then the last deadline handed out
+//!   (see [`insert_at`](DelayQueue::insert_at)); but tokio-util's wheel
+//!   also moves it on as it cascades entries between its levels (at
+//!   multiples of 64 ms, 4 s, ...), which this queue has no reason to do,
+//!   so there a past instant may keep a deadline that tokio-util would
+//!   have raised to such a point.
 //!
 //! A stale key (its entry was handed out or removed) makes
 //! [`remove`](DelayQueue::remove), [`reset`](DelayQueue::reset) and
 //! [`deadline`](DelayQueue::deadline) panic with a message saying so, as
 //! tokio-util's do; [`try_remove`](DelayQueue::try_remove) returns `None`.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -103,6 +116,22 @@ pub struct DelayQueue<T> {
     /// The tick since which the queue has used under a quarter of its
     /// slots (see [`settle_memory`](DelayQueue::settle_memory)).
     low_since: Option<u64>,
+    /// No deadline is set before this tick (tokio-util's rule: its wheel's
+    /// `elapsed`): `last_out` as of the last poll that found the queue
+    /// empty; 0 for a new or cleared queue.
+    floor: u64,
+    /// The deadline of the last entry `poll_expired` handed out that was
+    /// due after the floor (see [`handed_out`](DelayQueue::handed_out)).
+    last_out: u64,
+    /// The entries due before the Lawn's `elapsed` (see [Past
+    /// deadlines](DelayQueue::file_past)), earliest first, as (deadline,
+    /// sequence number, key); also stale ones, skipped when they come up.
+    past: BinaryHeap<Reverse<(u64, u64, TimerKey)>>,
+    /// How many live entries `past` holds (the Lawn holds them too).
+    past_live: usize,
+    /// Numbers `past`'s entries in filing order, so that those with one
+    /// deadline come out first in, first out.
+    past_seq: u64,
 }
 
 /// A queue gives its spare memory back once it has used under a quarter of
@@ -198,7 +227,9 @@ impl<T> Expired<T> {
         self.data
     }
 
-    /// The entry's deadline, rounded up to the queue's microsecond.
+    /// The entry's deadline, rounded up to the queue's microsecond: the
+    /// instant it was inserted or reset for, or the queue's floor if that
+    /// was later (see [`DelayQueue::insert_at`]).
     ///
     /// # Examples
     ///
@@ -248,6 +279,11 @@ impl<T> DelayQueue<T> {
             armed: u64::MAX,
             waker: None,
             low_since: None,
+            floor: 0,
+            last_out: 0,
+            past: BinaryHeap::new(),
+            past_live: 0,
+            past_seq: 0,
         }
     }
 
@@ -283,8 +319,15 @@ impl<T> DelayQueue<T> {
         self.insert_tick(value, deadline)
     }
 
-    /// Inserts `value`, due at `when`, and returns its key. A `when` in the
-    /// past is due at once.
+    /// Inserts `value`, due at `when`, and returns its key.
+    ///
+    /// A `when` in the past is due at once, but keeps its deadline, as in
+    /// tokio-util: entries already due come out earliest first, and
+    /// [`deadline`](DelayQueue::deadline) and [`Expired::deadline`] report
+    /// `when`. Only two floors apply, tokio-util's: the queue's start, and,
+    /// once a poll has found the queue empty, the deadline of the last
+    /// entry handed out before (not counting entries that were due at the
+    /// floor itself). A `when` before the floor is due at the floor.
     ///
     /// # Examples
     ///
@@ -295,6 +338,27 @@ impl<T> DelayQueue<T> {
     /// let when = Instant::now() + Duration::from_millis(50);
     /// let key = queue.insert_at("flush", when);
     /// assert!(queue.deadline(&key) >= when);
+    /// ```
+    ///
+    /// Instants already past:
+    ///
+    /// ```
+    /// use lawn_rt::time::{DelayQueue, Duration, Instant};
+    /// use std::future::poll_fn;
+    ///
+    /// futures::executor::block_on(async {
+    ///     let mut queue = DelayQueue::new();
+    ///     let start = Instant::now();
+    ///     std::thread::sleep(Duration::from_millis(5));
+    ///     queue.insert("later", Duration::from_secs(60));
+    ///     let (b_at, a_at) = (start + Duration::from_millis(3), start + Duration::from_millis(1));
+    ///     let b = queue.insert_at("b", b_at);
+    ///     queue.insert_at("a", a_at);
+    ///     assert!(queue.deadline(&b) - b_at < Duration::from_micros(1)); // not "now"
+    ///     let first = poll_fn(|cx| queue.poll_expired(cx)).await.unwrap();
+    ///     assert_eq!(*first.get_ref(), "a"); // earliest first
+    ///     assert!(first.deadline() - a_at < Duration::from_micros(1));
+    /// });
     /// ```
     pub fn insert_at(&mut self, value: T, when: Instant) -> Key {
         let deadline = self.tick_of(when);
@@ -342,8 +406,13 @@ impl<T> DelayQueue<T> {
     /// ```
     pub fn try_remove(&mut self, key: &Key) -> Option<Expired<T>> {
         let deadline = self.lawn.deadline(key.0)?;
+        if self.is_past(deadline) {
+            // Its entry in `past` goes stale.
+            self.past_live -= 1;
+        }
         let data = self.lawn.remove(key.0)?;
         if self.lawn.is_empty() {
+            self.past.clear();
             // Nothing left to wait for: the poller's next poll ends the
             // stream (`Ready(None)`), as tokio-util's does, so wake it.
             self.disarm();
@@ -379,7 +448,9 @@ impl<T> DelayQueue<T> {
         self.reset_tick(key, deadline, "reset");
     }
 
-    /// Moves an entry to `when` (earlier or later), keeping its key.
+    /// Moves an entry to `when` (earlier or later), keeping its key. A
+    /// `when` in the past is due at once but keeps its deadline, as for
+    /// [`insert_at`](DelayQueue::insert_at).
     ///
     /// # Panics
     ///
@@ -404,9 +475,9 @@ impl<T> DelayQueue<T> {
     }
 
     /// The key of the entry due first, or `None` if the queue is empty. Of
-    /// entries due at the same microsecond it names one, and so it does of
-    /// entries inserted with deadlines already past (as tokio-util's does).
-    /// O(buckets of the queue's Lawn): meant for an occasional look.
+    /// entries due at the same microsecond it names one. O(buckets of the
+    /// queue's Lawn), or O(entries inserted with instants already past)
+    /// while there are any: meant for an occasional look.
     ///
     /// # Examples
     ///
@@ -419,10 +490,22 @@ impl<T> DelayQueue<T> {
     /// assert_eq!(queue.peek(), Some(soon));
     /// ```
     pub fn peek(&self) -> Option<Key> {
+        if self.past_live > 0 {
+            // All due before anything else: the earliest live one.
+            return self
+                .past
+                .iter()
+                .map(|Reverse(entry)| entry)
+                .filter(|(deadline, _, key)| self.lawn.deadline(*key) == Some(*deadline))
+                .min()
+                .map(|(_, _, key)| Key(*key));
+        }
         self.lawn.earliest().map(Key)
     }
 
-    /// The deadline of the entry `key` names, rounded up to the microsecond.
+    /// The deadline of the entry `key` names, rounded up to the
+    /// microsecond: the instant it was inserted or reset for, or the
+    /// queue's floor if that was later (see [`insert_at`](DelayQueue::insert_at)).
     ///
     /// # Panics
     ///
@@ -479,6 +562,10 @@ impl<T> DelayQueue<T> {
             self.settle_memory();
             let Some(next) = self.lawn.next_deadline() else {
                 self.disarm();
+                // tokio-util's wheel moves its `elapsed` on when a poll
+                // finds it empty; deadlines asked for later are not set
+                // before it.
+                self.floor = self.floor.max(self.last_out);
                 return Poll::Ready(None);
             };
             self.arm(next);
@@ -534,6 +621,10 @@ impl<T> DelayQueue<T> {
     pub fn clear(&mut self) {
         let had_entries = !self.lawn.is_empty();
         self.lawn.clear();
+        self.past = BinaryHeap::new();
+        self.past_live = 0;
+        // As tokio-util's, whose cleared wheel starts again from its start.
+        self.floor = 0;
         self.disarm();
         if had_entries {
             self.wake_poller();
@@ -625,23 +716,139 @@ impl<T> DelayQueue<T> {
     /// ```
     pub fn allocated_bytes(&self) -> usize {
         self.lawn.allocated_bytes()
+            + self.past.capacity() * std::mem::size_of::<Reverse<(u64, u64, TimerKey)>>()
     }
 
-    /// Files a value due at tick `deadline`.
+    /// Files a value due at tick `deadline` (not before the floor).
     fn insert_tick(&mut self, value: T, deadline: u64) -> Key {
-        let base = self.base();
-        let key = self.lawn.insert(base, deadline.saturating_sub(base), value);
-        self.earlier(deadline.max(base));
+        let (now, ttl) = self.filing(deadline);
+        let key = self.lawn.insert(now, ttl, value);
+        let deadline = now.saturating_add(ttl);
+        if self.is_past(deadline) {
+            self.file_past(deadline, key);
+        }
+        self.earlier(deadline);
         Key(key)
     }
 
     #[track_caller]
     fn reset_tick(&mut self, key: &Key, deadline: u64, what: &str) {
-        let base = self.base();
-        if !self.lawn.reset(key.0, base, deadline.saturating_sub(base)) {
+        let Some(old) = self.lawn.deadline(key.0) else {
             panic!("{}", stale(what));
+        };
+        if self.is_past(old) {
+            // Its entry in `past` goes stale (a new one is filed below if
+            // it stays past).
+            self.past_live -= 1;
         }
-        self.earlier(deadline.max(base));
+        let (now, ttl) = self.filing(deadline);
+        self.lawn.reset(key.0, now, ttl);
+        let deadline = now.saturating_add(ttl);
+        if self.is_past(deadline) {
+            self.file_past(deadline, key.0);
+        }
+        self.earlier(deadline);
+    }
+
+    /// The `(now, ttl)` to file an entry due at tick `deadline` with: due
+    /// at `now + ttl`, which is `deadline` but not before the floor
+    /// (tokio-util's rule). Usually relative to [`base`](DelayQueue::base);
+    /// a deadline before it is filed relative to the Lawn's `elapsed`, so
+    /// that it keeps its tick; one before that too is filed as of its own
+    /// tick, which the Lawn keeps as the deadline and treats as due at
+    /// once (and [`file_past`](DelayQueue::file_past) keeps it in order).
+    fn filing(&self, deadline: u64) -> (u64, u64) {
+        let deadline = deadline.max(self.floor);
+        let base = self.base();
+        if deadline >= base {
+            return (base, deadline - base);
+        }
+        let elapsed = self.lawn.elapsed();
+        if deadline >= elapsed {
+            (elapsed, deadline - elapsed)
+        } else {
+            (deadline, 0)
+        }
+    }
+
+    /// Whether an entry due at tick `deadline` is one of the past ones:
+    /// due before the Lawn's `elapsed`. No other entry is (the ground rule
+    /// of [`base`](DelayQueue::base)), and `elapsed` never goes back.
+    fn is_past(&self, deadline: u64) -> bool {
+        deadline < self.lawn.elapsed()
+    }
+
+    /// Records the entry `key`, just filed due at tick `deadline` before
+    /// the Lawn's `elapsed`, in `past`.
+    ///
+    /// # Past deadlines
+    ///
+    /// The Lawn files such entries in one bucket, in filing order, as due
+    /// at once: it does not know their order. They are rare (an
+    /// `insert_at` or `reset_at` with an instant already past, once the
+    /// queue's clock has moved on), so `past`, a binary heap beside the
+    /// Lawn, orders them, and [`pop_due`](DelayQueue::pop_due) hands them
+    /// out from it, earliest first, before anything else: they are all
+    /// due, and due before every other entry. The normal path pays a
+    /// comparison for it. Entries removed, reset or handed out leave
+    /// stale heap entries (told apart by their deadline: the Lawn's no
+    /// longer matches), skipped when they come up, cleared when the queue
+    /// empties, and swept out once they outnumber the live ones.
+    fn file_past(&mut self, deadline: u64, key: TimerKey) {
+        self.past_seq += 1;
+        self.past.push(Reverse((deadline, self.past_seq, key)));
+        self.past_live += 1;
+        if self.past.len() > 2 * self.past_live + 32 {
+            self.sweep_past();
+        }
+    }
+
+    /// Drops `past`'s stale entries (and duplicates: a key reset to one
+    /// past deadline, away and back, has two that match it).
+    #[cold]
+    fn sweep_past(&mut self) {
+        let mut live = std::mem::take(&mut self.past).into_vec();
+        live.retain(|Reverse((deadline, _, key))| self.lawn.deadline(*key) == Some(*deadline));
+        // The latest filing of each key stays.
+        live.sort_unstable_by_key(|Reverse((_, seq, key))| (*key, Reverse(*seq)));
+        live.dedup_by_key(|Reverse((_, _, key))| *key);
+        debug_assert_eq!(live.len(), self.past_live);
+        self.past = BinaryHeap::from(live);
+    }
+
+    /// Notes that an entry due at tick `deadline` was handed out, for the
+    /// floor's next value. tokio-util's floor becomes the time its wheel
+    /// last reached, which follows the entries the wheel hands out, when a
+    /// poll finds the queue empty; entries clamped to the floor come from
+    /// its list of entries due at once instead, and leave that time as it
+    /// is.
+    fn handed_out(&mut self, deadline: u64) {
+        if deadline > self.floor {
+            self.last_out = deadline;
+        }
+    }
+
+    /// Hands out the earliest live entry of `past`, if any.
+    fn pop_past(&mut self) -> Option<Expired<T>> {
+        while let Some(Reverse((deadline, _, key))) = self.past.pop() {
+            if self.lawn.deadline(key) != Some(deadline) {
+                continue; // stale
+            }
+            self.past_live -= 1;
+            let data = self.lawn.remove(key).expect("a live key");
+            if self.lawn.is_empty() {
+                self.past.clear();
+                self.disarm();
+            }
+            self.handed_out(deadline);
+            return Some(Expired {
+                data,
+                deadline: self.instant_of(deadline),
+                key: Key(key),
+            });
+        }
+        debug_assert_eq!(self.past_live, 0);
+        None
     }
 
     /// The tick the Lawn files relative to. Ground rule: every pending
@@ -649,7 +856,10 @@ impl<T> DelayQueue<T> {
     /// `pop_expired(next_deadline)` hands out only entries due at that
     /// very tick and the queue hands them out in deadline order. Moving the
     /// Lawn's clock up to `reached` keeps the rule only when nothing in it
-    /// may be due by then.
+    /// may be due by then. The one exception, entries filed for a tick
+    /// already before `elapsed`, are in `past` and handed out from there,
+    /// before the Lawn is asked for anything (see
+    /// [`file_past`](DelayQueue::file_past)).
     fn base(&self) -> u64 {
         let elapsed = self.lawn.elapsed();
         match self.lawn.next_deadline() {
@@ -660,6 +870,11 @@ impl<T> DelayQueue<T> {
 
     /// The next due entry, if one is due by the clock, in deadline order.
     fn pop_due(&mut self) -> Option<Expired<T>> {
+        if self.past_live > 0 {
+            if let Some(expired) = self.pop_past() {
+                return Some(expired);
+            }
+        }
         let next = self.lawn.next_deadline()?;
         if next > self.reached {
             self.reached = self.reached.max(self.now_tick());
@@ -669,8 +884,9 @@ impl<T> DelayQueue<T> {
         }
         loop {
             // `next` is at or before every deadline (the ground rule of
-            // `base`), so what comes out is due at `next` exactly; if
-            // nothing does, the Lawn re-filed early keys past `next`.
+            // `base`; nothing live is left in `past`), so what comes out is
+            // due at `next` exactly; if nothing does, the Lawn re-filed
+            // early keys past `next`.
             let next = self.lawn.next_deadline()?;
             if next > self.reached {
                 return None;
@@ -679,6 +895,7 @@ impl<T> DelayQueue<T> {
                 if self.lawn.is_empty() {
                     self.disarm();
                 }
+                self.handed_out(next);
                 return Some(Expired {
                     data,
                     deadline: self.instant_of(next),
@@ -693,6 +910,14 @@ impl<T> DelayQueue<T> {
     /// empties and refills within the second keeps its pages. Called when
     /// a poll has handed out everything due, so O(1) per poll.
     fn settle_memory(&mut self) {
+        // Everything due has been handed out, so `past` holds nothing live:
+        // drop the stale entries, and the heap's memory if it grew.
+        debug_assert_eq!(self.past_live, 0);
+        if self.past.capacity() > 64 {
+            self.past = BinaryHeap::new();
+        } else {
+            self.past.clear();
+        }
         let capacity = self.lawn.capacity();
         if capacity <= SHRINK_ABOVE_SLOTS || self.lawn.len() * 4 >= capacity {
             self.low_since = None;
@@ -826,5 +1051,102 @@ impl<T> Stream for DelayQueue<T> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
         self.get_mut().poll_expired(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A queue whose Lawn's clock has moved on (a relative insert a while
+    /// after its start), so that an instant at its start is a past one:
+    /// filed in `past`.
+    fn moved_on() -> (DelayQueue<u32>, Instant) {
+        let mut queue = DelayQueue::new();
+        std::thread::sleep(Duration::from_millis(2));
+        queue.insert(0, Duration::from_secs(3600));
+        let start = queue.start;
+        assert!(queue.lawn.elapsed() > 0);
+        (queue, start)
+    }
+
+    fn poll(queue: &mut DelayQueue<u32>) -> Poll<Option<Expired<u32>>> {
+        queue.poll_expired(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[test]
+    fn past_entries_come_out_earliest_first_with_their_deadline() {
+        let (mut queue, start) = moved_on();
+        for (value, us) in [(5, 500), (1, 100), (3, 300), (4, 400), (2, 200)] {
+            let key = queue.insert_at(value, start + Duration::from_micros(us));
+            assert_eq!(queue.deadline(&key), start + Duration::from_micros(us));
+        }
+        assert_eq!(queue.past_live, 5);
+        for value in 1..=5 {
+            let Poll::Ready(Some(out)) = poll(&mut queue) else {
+                panic!("entry {value} not handed out");
+            };
+            assert_eq!(*out.get_ref(), value);
+            assert_eq!(
+                out.deadline(),
+                start + Duration::from_micros(100 * u64::from(value))
+            );
+        }
+        assert!(poll(&mut queue).is_pending());
+        assert_eq!((queue.past_live, queue.past.len()), (0, 0));
+    }
+
+    #[test]
+    fn removed_and_reset_past_entries_leave_a_bounded_heap() {
+        let (mut queue, start) = moved_on();
+        for i in 0..10_000 {
+            let key = queue.insert_at(i, start);
+            if i % 2 == 0 {
+                queue.remove(&key);
+            }
+            assert!(queue.past.len() <= 2 * queue.past_live + 33, "{i}");
+        }
+        assert_eq!(queue.past_live, 5_000);
+        // One key reset back and forth between two past instants, and out
+        // of the past and back.
+        let key = queue.insert_at(7, start);
+        for i in 0..10_000u64 {
+            let when = match i % 3 {
+                0 => start + Duration::from_micros(1),
+                1 => start,
+                _ => Instant::now() + Duration::from_secs(60),
+            };
+            queue.reset_at(&key, when);
+            assert!(queue.past.len() <= 2 * queue.past_live + 33, "{i}");
+        }
+        queue.reset_at(&key, start);
+        let mut out = 0;
+        while let Poll::Ready(Some(_)) = poll(&mut queue) {
+            out += 1;
+        }
+        assert_eq!(out, 5_001);
+        // Handed out, the heap's memory goes back.
+        assert_eq!((queue.past_live, queue.past.capacity()), (0, 0));
+        assert_eq!(queue.allocated_bytes(), queue.lawn.allocated_bytes());
+    }
+
+    #[test]
+    fn the_floor_follows_the_last_entry_handed_out_once_the_queue_is_empty() {
+        let mut queue = DelayQueue::new();
+        let start = queue.start;
+        std::thread::sleep(Duration::from_millis(2));
+        queue.insert_at(1, start + Duration::from_micros(700));
+        // Before any poll: not clamped.
+        let key = queue.insert_at(2, start + Duration::from_micros(300));
+        assert_eq!(queue.deadline(&key), start + Duration::from_micros(300));
+        while let Poll::Ready(Some(_)) = poll(&mut queue) {}
+        // The poll that found it empty set the floor: the last deadline out.
+        assert_eq!(queue.floor, 700);
+        let key = queue.insert_at(3, start + Duration::from_micros(100));
+        assert_eq!(queue.deadline(&key), start + Duration::from_micros(700));
+        // `clear` starts the floor again, as tokio-util's cleared wheel does.
+        queue.clear();
+        let key = queue.insert_at(4, start + Duration::from_micros(100));
+        assert_eq!(queue.deadline(&key), start + Duration::from_micros(100));
     }
 }
