@@ -202,6 +202,60 @@ fn a_task_looping_on_ready_sleeps_does_not_starve_a_timer() {
 }
 
 #[test]
+fn a_task_looping_on_consume_budget_does_not_starve_a_timer() {
+    // An always-ready future of another crate (here `ready(())`) knows
+    // nothing of the budget; `consume_budget` after it makes the loop
+    // yield as it would in tokio.
+    assert_timer_not_starved(|| {
+        Box::pin(async {
+            std::future::ready(()).await;
+            task::consume_budget().await;
+        })
+    });
+}
+
+/// `consume_budget` yields once the task's budget (128) is spent, not
+/// before.
+#[lawn_rt::test]
+async fn consume_budget_yields_every_128_calls() {
+    let other = Arc::new(AtomicUsize::new(0));
+    let seen = other.clone();
+    let mut at = Vec::new();
+    lawn_rt::spawn(async move {
+        loop {
+            seen.fetch_add(1, SeqCst);
+            yield_now().await;
+        }
+    });
+    // The spawned task runs whenever this one yields.
+    yield_now().await;
+    let start = other.load(SeqCst);
+    for i in 0..300 {
+        let before = other.load(SeqCst);
+        task::consume_budget().await;
+        if other.load(SeqCst) != before {
+            at.push(i);
+        }
+    }
+    assert!(other.load(SeqCst) > start);
+    assert_eq!(at.first().copied(), Some(128), "yields at: {at:?}");
+    assert!(
+        at.windows(2).all(|w| w[1] - w[0] == 128),
+        "yields at: {at:?}"
+    );
+}
+
+#[test]
+fn consume_budget_outside_a_runtime_never_yields() {
+    futures::executor::block_on(async {
+        for _ in 0..1000 {
+            let mut call = std::pin::pin!(task::consume_budget());
+            assert!(poll_with(call.as_mut(), std::task::Waker::noop()).is_ready());
+        }
+    });
+}
+
+#[test]
 fn a_task_waking_itself_does_not_starve_a_timer() {
     assert_timer_not_starved(|| Box::pin(naive_yield()));
 }

@@ -20,6 +20,7 @@ use std::task::{Context, Poll};
 mod join_set;
 mod local;
 
+use crate::coop;
 pub use crate::runtime::task::{AbortHandle, JoinError, JoinHandle};
 use crate::runtime::{context, Handle};
 pub use join_set::JoinSet;
@@ -196,6 +197,42 @@ impl Future for YieldNow {
     }
 }
 
+/// Uses one unit of the task's cooperative budget, and yields to the
+/// runtime first if the budget is spent; like `tokio::task::consume_budget`.
+///
+/// A `lawn_rt` runtime gives each task poll a budget of 128 leaf futures
+/// (its timers, join handles, sockets). Futures of other crates know
+/// nothing of it: `tokio::sync`'s channels keep tokio's own budget, which
+/// only tokio's runtime sets, so a loop over a channel that always has a
+/// message ready never yields on a `lawn_rt` runtime and holds its thread
+/// (and that thread's timers) until the channel runs dry. Calling this in
+/// such a loop makes it yield every 128 turns, as it would in tokio.
+/// Outside a runtime the budget is unlimited and this returns at once.
+///
+/// # Examples
+///
+/// ```
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
+/// rt.block_on(async {
+///     let (tx, rx) = std::sync::mpsc::channel();
+///     (0..1000).for_each(|i| tx.send(i).unwrap());
+///     let mut sum = 0;
+///     while let Ok(i) = rx.try_recv() {
+///         sum += i;
+///         lawn_rt::task::consume_budget().await; // yields every 128 items
+///     }
+///     assert_eq!(sum, 499_500);
+/// });
+/// ```
+pub async fn consume_budget() {
+    std::future::poll_fn(|cx| {
+        std::task::ready!(coop::poll_proceed(cx));
+        coop::made_progress();
+        Poll::Ready(())
+    })
+    .await
+}
+
 pin_project_lite::pin_project! {
     /// A future that runs without the cooperative budget; see
     /// [`unconstrained`].
@@ -244,6 +281,6 @@ impl<F: Future> Future for Unconstrained<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let inner = self.project().inner;
-        crate::coop::with_budget(None, || inner.poll(cx))
+        coop::with_budget(None, || inner.poll(cx))
     }
 }
