@@ -48,7 +48,7 @@
 //! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket), `TcpSocket`, Unix sockets; readiness from the runtime's own mio poll |
 //! | [`signal`] | [`ctrl_c`](signal::ctrl_c) and Unix signals: process-wide handlers, delivered through each runtime's park loop |
 //! | [`fs`] | `std::fs` calls run on the blocking pool, and an async [`File`](fs::File) |
-//! | `io` | tokio's io traits and helpers, re-exported (feature `tokio-io`) |
+//! | `io` | tokio's io traits and adapters, re-exported, and `stdin`/`stdout`/`stderr` on the blocking pool (feature `tokio-io`) |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
 //! the driver nothing of mio, `time` only the driver handle it finds.
