@@ -21,6 +21,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant as StdInstant};
 
+#[cfg(target_os = "linux")]
+use common::timer_thread_switches;
 use common::Rng;
 use lawn_rt::time::{sleep, sleep_until, Instant, Sleep};
 
@@ -330,25 +332,6 @@ fn sleeps_handed_between_exiting_threads_complete_none_early_lose_none_and_wake_
     check_none_lost(&left, &stats);
     left.into_iter().for_each(drop_item);
     stats.assert_clean("sleeps handed between exiting threads");
-}
-
-/// The timer thread's voluntary context switches (Linux), read from
-/// `/proc`.
-#[cfg(target_os = "linux")]
-fn timer_thread_switches() -> Option<u64> {
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let path = task.ok()?.path();
-        let comm = std::fs::read_to_string(path.join("comm")).ok()?;
-        if comm.trim_end() != "lawn-rt-timer" {
-            continue;
-        }
-        let status = std::fs::read_to_string(path.join("status")).ok()?;
-        let line = status
-            .lines()
-            .find(|l| l.starts_with("voluntary_ctxt_switches:"))?;
-        return line.split_whitespace().nth(1)?.parse().ok();
-    }
-    None
 }
 
 /// In a fresh process: after a mixed load (2,000 tokio tasks sleeping,

@@ -12,6 +12,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
+use common::timer_thread_switches;
 use common::units::ms;
 use common::{isolated, poll_noop};
 use lawn_rt::driver::Handle;
@@ -113,25 +115,6 @@ fn a_cancellation_storm_on_other_threads_loses_no_sleep_and_fires_none_early() {
         t.join().unwrap();
     }
     assert!(slept >= 10);
-}
-
-/// The timer thread's voluntary context switches (Linux), read from
-/// `/proc`.
-#[cfg(target_os = "linux")]
-fn timer_thread_switches() -> Option<u64> {
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let path = task.ok()?.path();
-        let comm = std::fs::read_to_string(path.join("comm")).ok()?;
-        if comm.trim_end() != "lawn-rt-timer" {
-            continue;
-        }
-        let status = std::fs::read_to_string(path.join("status")).ok()?;
-        let line = status
-            .lines()
-            .find(|l| l.starts_with("voluntary_ctxt_switches:"))?;
-        return line.split_whitespace().nth(1)?.parse().ok();
-    }
-    None
 }
 
 /// In a fresh process: once no timer is pending, the timer thread sleeps

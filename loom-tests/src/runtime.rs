@@ -157,13 +157,27 @@ pub fn readiness_event_vs_clear() {
 /// thread joined; the task's handle resolves: the output if the closure
 /// ran, else a cancellation.
 pub fn blocking_shutdown_vs_finishing_task() {
+    let (result, ran) = spawn_blocking_then_drop_runtime(3);
+    assert_output_or_cancelled(result, 3, &ran, "a blocking task at shutdown");
+}
+
+/// A current-thread runtime (blocking threads that leave at once when
+/// idle) that spawns one blocking task giving `output` and is dropped at
+/// once; the task's result (its handle must be ready), and whether its
+/// closure ran.
+fn spawn_blocking_then_drop_runtime(
+    output: i32,
+) -> (
+    Result<i32, lawn_rt::task::JoinError>,
+    std::sync::Arc<AtomicBool>,
+) {
     let rt = runtime(Builder::new_current_thread().thread_keep_alive(Duration::ZERO));
     let ran = std::sync::Arc::new(AtomicBool::new(false));
     let task = {
         let ran = ran.clone();
         rt.spawn_blocking(move || {
             ran.store(true, SeqCst);
-            3
+            output
         })
     };
     drop(rt);
@@ -171,7 +185,7 @@ pub fn blocking_shutdown_vs_finishing_task() {
     let Poll::Ready(result) = poll(task.as_mut(), Waker::noop()) else {
         panic!("a blocking task's handle is pending after its runtime was dropped");
     };
-    assert_output_or_cancelled(result, 3, &ran, "a blocking task at shutdown");
+    (result, ran)
 }
 
 /// Model 16b, a blocking task still queued when its runtime shuts down:
@@ -181,23 +195,10 @@ pub fn blocking_shutdown_vs_finishing_task() {
 /// task runs and its handle gives its output, whichever thread gets there
 /// first.
 pub fn blocking_task_queued_at_shutdown_runs() {
-    let rt = runtime(Builder::new_current_thread().thread_keep_alive(Duration::ZERO));
-    let ran = std::sync::Arc::new(AtomicBool::new(false));
-    let task = {
-        let ran = ran.clone();
-        rt.spawn_blocking(move || {
-            ran.store(true, SeqCst);
-            5
-        })
-    };
-    drop(rt);
-    let mut task = pin!(task);
-    match poll(task.as_mut(), Waker::noop()) {
-        Poll::Ready(Ok(output)) => assert_eq!(output, 5),
-        Poll::Ready(Err(err)) => panic!("a blocking task queued at shutdown did not run: {err}"),
-        Poll::Pending => {
-            panic!("a blocking task's handle is pending after its runtime was dropped")
-        }
+    let (result, ran) = spawn_blocking_then_drop_runtime(5);
+    match result {
+        Ok(output) => assert_eq!(output, 5),
+        Err(err) => panic!("a blocking task queued at shutdown did not run: {err}"),
     }
     assert!(ran.load(SeqCst));
 }

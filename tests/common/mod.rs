@@ -781,3 +781,22 @@ pub fn raise_fd_limit(wanted: u64) -> u64 {
         limit.rlim_cur as u64
     }
 }
+
+/// The timer thread's voluntary context switches (Linux), read from
+/// `/proc`.
+#[cfg(target_os = "linux")]
+pub fn timer_thread_switches() -> Option<u64> {
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = task.ok()?.path();
+        let comm = std::fs::read_to_string(path.join("comm")).ok()?;
+        if comm.trim_end() != "lawn-rt-timer" {
+            continue;
+        }
+        let status = std::fs::read_to_string(path.join("status")).ok()?;
+        let line = status
+            .lines()
+            .find(|l| l.starts_with("voluntary_ctxt_switches:"))?;
+        return line.split_whitespace().nth(1)?.parse().ok();
+    }
+    None
+}
