@@ -22,7 +22,7 @@ use std::thread;
 use std::time::{Duration, Instant as StdInstant};
 
 #[cfg(target_os = "linux")]
-use common::timer_thread_switches;
+use common::assert_timer_thread_idle;
 use common::Rng;
 use lawn_rt::time::{sleep, sleep_until, Instant, Sleep};
 
@@ -390,16 +390,7 @@ fn an_idle_process_has_no_timer_wake_ups_after_a_mixed_load_on_tokio_and_exiting
     for t in threads {
         t.join().unwrap();
     }
-    thread::sleep(Duration::from_millis(50)); // let the timer thread settle
-    let before = timer_thread_switches().expect("the timer thread exists");
-    thread::sleep(Duration::from_millis(300));
-    let after = timer_thread_switches().unwrap();
-    // The cancelled timers may cost it one last wake-up before idling.
-    assert!(
-        after - before <= 1,
-        "{} wake-ups while idle",
-        after - before
-    );
+    assert_timer_thread_idle(Duration::from_millis(50), Duration::from_millis(300));
 }
 
 /// Three threads keep registering sleeps (so they fire due timers of their

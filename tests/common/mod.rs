@@ -800,3 +800,19 @@ pub fn timer_thread_switches() -> Option<u64> {
     }
     None
 }
+
+/// Waits `settle` (the timer thread settles into its idle sleep), then
+/// panics if the timer thread wakes more than once in the next `watch`
+/// (cancelled timers may cost it one last wake-up before it idles).
+#[cfg(target_os = "linux")]
+pub fn assert_timer_thread_idle(settle: std::time::Duration, watch: std::time::Duration) {
+    std::thread::sleep(settle);
+    let before = timer_thread_switches().expect("the timer thread exists");
+    std::thread::sleep(watch);
+    let after = timer_thread_switches().expect("the timer thread exists");
+    assert!(
+        after - before <= 1,
+        "{} wake-ups while idle",
+        after - before
+    );
+}
