@@ -340,20 +340,6 @@ impl Sleep {
     /// ```
     #[cfg_attr(not(loom), inline)]
     pub fn reset(mut self: Pin<&mut Self>, deadline: Instant) {
-        let polled = !matches!(self.state(), State::Fresh(_) | State::Unregistered(None));
-        self.as_mut().move_deadline(deadline);
-        if matches!(self.state(), State::Unregistered(_))
-            && (polled || self.handle.role() != Role::Foreign)
-            && !self.handle.is_shutdown()
-        {
-            // File it now, as tokio's reset does, with no waker yet.
-            let _ = self.poll_elapsed(&mut Context::from_waker(Waker::noop()));
-        }
-    }
-
-    /// [`reset`](Sleep::reset) but for filing a sleep that is not filed.
-    #[cfg_attr(not(loom), inline)]
-    fn move_deadline(mut self: Pin<&mut Self>, deadline: Instant) {
         if let State::Registered(key) = self.state() {
             let due = self.handle.tick_ceil(deadline.into_std());
             if self.tick() != UNKNOWN && due.0 == self.tick() {
@@ -366,19 +352,43 @@ impl Sleep {
             if let Some((lo, hi)) = self.handle.tick_bounds().filter(|&(_, hi)| due > hi) {
                 let state = match self.handle.reset_within(key, due, lo, hi) {
                     Ok(Reset::Unsure) => None, // read the clock below
-                    Ok(Reset::Moved(key, due)) => Some((State::Registered(key), due.0)),
+                    Ok(Reset::Moved(key, due)) => Some((State::Registered(key), due.0, false)),
                     // Handed out for waking, or the driver is gone (the next
                     // poll says so); `lo` is a tick the clock has reached.
-                    Ok(Reset::NotPending) | Err(_) => Some((State::Unregistered(Some(key)), lo.0)),
+                    Ok(Reset::NotPending) | Err(_) => {
+                        Some((State::Unregistered(Some(key)), lo.0, true))
+                    }
                 };
-                if let Some((state, tick)) = state {
+                if let Some((state, tick, unfiled)) = state {
                     *self.as_mut().project().deadline = deadline;
-                    return self.set(state, tick);
+                    self.as_mut().set(state, tick);
+                    if unfiled {
+                        self.file_if_unfiled(true);
+                    }
+                    return;
                 }
             }
         }
+        let polled = !matches!(self.state(), State::Fresh(_) | State::Unregistered(None));
         let now = self.handle.now();
-        self.reset_at(deadline, Instant::from_std(now));
+        self.as_mut().reset_at(deadline, Instant::from_std(now));
+        self.file_if_unfiled(polled);
+    }
+
+    /// After a reset: files the sleep now if it is not filed, as tokio's
+    /// reset does, with no waker yet (the next poll stores the task's). A
+    /// sleep made outside any runtime and never `polled` is left for its
+    /// first poll, which picks its driver. Out of line: the resets of an
+    /// idle timeout never come here.
+    #[cold]
+    #[inline(never)]
+    fn file_if_unfiled(self: Pin<&mut Self>, polled: bool) {
+        if matches!(self.state(), State::Unregistered(_))
+            && (polled || self.handle.role() != Role::Foreign)
+            && !self.handle.is_shutdown()
+        {
+            let _ = self.poll_elapsed(&mut Context::from_waker(Waker::noop()));
+        }
     }
 
     /// This sleep's driver's clock now.
