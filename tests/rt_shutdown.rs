@@ -324,29 +324,31 @@ fn shutdown_background_returns_at_once_with_a_blocking_task_running(flavor: Flav
 /// tokio's pool behaves so in practice: a thread started or woken for a
 /// task runs the queue before it looks at the shutdown.
 fn blocking_tasks_spawned_just_before_a_drop_still_run(flavor: Flavor) {
-    watchdog(
-        "drop with queued blocking tasks",
-        flavor.hang(),
-        move || {
-            let rt = flavor.rt();
-            let (ran, joins) = spawn_blocking_counters(&rt, 20);
-            drop(rt);
-            assert_eq!(ran.load(SeqCst), 20, "a queued blocking task was dropped");
-            assert_all_ran(joins);
-        },
-    );
+    queued_blocking_tasks_run(flavor, "a drop", drop);
 }
 
 /// The same with `shutdown_timeout`: queued blocking tasks that finish
 /// within the timeout all run before it returns.
 fn blocking_tasks_spawned_just_before_shutdown_timeout_still_run(flavor: Flavor) {
+    queued_blocking_tasks_run(flavor, "shutdown_timeout", |rt| {
+        rt.shutdown_timeout(Duration::from_secs(10))
+    });
+}
+
+/// Spawns 20 blocking tasks and at once `shut_down(rt)`: all of them ran
+/// by the time it returns, and each handle gives its task's output.
+fn queued_blocking_tasks_run(
+    flavor: Flavor,
+    what: &str,
+    shut_down: impl FnOnce(Runtime) + Send + 'static,
+) {
     watchdog(
-        "shutdown_timeout with queued blocking tasks",
+        &format!("{what} with queued blocking tasks"),
         flavor.hang(),
         move || {
             let rt = flavor.rt();
             let (ran, joins) = spawn_blocking_counters(&rt, 20);
-            rt.shutdown_timeout(Duration::from_secs(10));
+            shut_down(rt);
             assert_eq!(ran.load(SeqCst), 20, "a queued blocking task was dropped");
             assert_all_ran(joins);
         },
