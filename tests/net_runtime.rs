@@ -7,13 +7,14 @@
 mod common;
 
 use std::io::ErrorKind;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 
 use common::net::{pair, run, within, LIMIT};
 use common::{catch_panic_site, watchdog, DropCount, Gate};
 use futures::io::{AsyncReadExt, AsyncWriteExt};
-use lawn_rt::net::{TcpListener, TcpStream, UdpSocket};
+use lawn_rt::net::{lookup_host, TcpListener, TcpStream, UdpSocket};
 use lawn_rt::runtime::{Builder, Runtime};
 
 const OUTSIDE: &str = "sockets need a lawn_rt runtime with I/O enabled";
@@ -231,6 +232,44 @@ fn host_names_are_resolved() {
             .unwrap();
         assert_eq!(stream.peer_addr().unwrap().port(), addr.port());
     });
+}
+
+#[test]
+fn lookup_host_returns_literals_as_they_are_and_resolves_names() {
+    run("lookup_host", || async {
+        let literal: Vec<_> = lookup_host("127.0.0.1:8080").await.unwrap().collect();
+        assert_eq!(literal, ["127.0.0.1:8080".parse::<SocketAddr>().unwrap()]);
+        let pair: Vec<_> = lookup_host((std::net::Ipv6Addr::LOCALHOST, 9))
+            .await
+            .unwrap()
+            .collect();
+        assert_eq!(pair, ["[::1]:9".parse::<SocketAddr>().unwrap()]);
+        let named: Vec<_> = within("lookup localhost", lookup_host(("localhost", 443)))
+            .await
+            .unwrap()
+            .collect();
+        assert!(!named.is_empty());
+        assert!(
+            named
+                .iter()
+                .all(|a| a.ip().is_loopback() && a.port() == 443),
+            "{named:?}"
+        );
+        // A string without a port is the resolver's error, as in tokio.
+        let Err(err) = lookup_host("localhost").await else {
+            panic!("a host name without a port should not resolve");
+        };
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    });
+}
+
+#[test]
+fn lookup_host_of_a_literal_needs_no_runtime() {
+    let found: Vec<_> =
+        futures::executor::block_on(lookup_host(SocketAddr::from(([10, 0, 0, 1], 53))))
+            .unwrap()
+            .collect();
+    assert_eq!(found, [SocketAddr::from(([10, 0, 0, 1], 53))]);
 }
 
 // ------------------------------------------------------------ budget

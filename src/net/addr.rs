@@ -60,10 +60,45 @@ pub(crate) mod sealed {
 
 use sealed::{Lookup, ToSocketAddrsPriv};
 
-/// Resolves a [`Lookup`]: at once for addresses, on the blocking pool for
-/// host names. An empty result is an `InvalidInput` error.
-pub(crate) async fn resolve(lookup: Lookup) -> io::Result<Vec<SocketAddr>> {
-    let resolved = match lookup {
+/// Looks up the socket addresses `host` names; like
+/// `tokio::net::lookup_host`.
+///
+/// An IP address is returned as is; a host name is looked up with `std`'s
+/// resolver (`getaddrinfo`) on the runtime's blocking pool, so a slow DNS
+/// server never stalls the thread running your tasks. A name the resolver
+/// finds no address for gives an empty iterator or the resolver's error,
+/// as it reports it.
+///
+/// # Panics
+///
+/// Given a host name outside a `lawn_rt` runtime (the lookup needs the
+/// runtime's blocking pool).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::net::lookup_host;
+///
+/// #[lawn_rt::main]
+/// async fn main() -> std::io::Result<()> {
+///     let found: Vec<_> = lookup_host("127.0.0.1:8080").await?.collect();
+///     assert_eq!(found, ["127.0.0.1:8080".parse().unwrap()]);
+///     for addr in lookup_host(("localhost", 80)).await? {
+///         assert_eq!(addr.port(), 80);
+///     }
+///     Ok(())
+/// }
+/// ```
+pub async fn lookup_host<T: ToSocketAddrs>(
+    host: T,
+) -> io::Result<impl Iterator<Item = SocketAddr>> {
+    Ok(addrs(host.lookup()).await?.into_iter())
+}
+
+/// The addresses of a [`Lookup`]: at once for addresses, on the blocking
+/// pool for host names. May be empty.
+async fn addrs(lookup: Lookup) -> io::Result<Vec<SocketAddr>> {
+    match lookup {
         Lookup::Done(addrs) => addrs,
         Lookup::Host(host) => off_thread(move || std::net::ToSocketAddrs::to_socket_addrs(&host))
             .await
@@ -73,7 +108,13 @@ pub(crate) async fn resolve(lookup: Lookup) -> io::Result<Vec<SocketAddr>> {
                 .await
                 .and_then(|addrs| addrs)
         }
-    }?;
+    }
+}
+
+/// Resolves a [`Lookup`] as [`addrs`] does; an empty result is an
+/// `InvalidInput` error.
+pub(crate) async fn resolve(lookup: Lookup) -> io::Result<Vec<SocketAddr>> {
+    let resolved = addrs(lookup).await?;
     if resolved.is_empty() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,

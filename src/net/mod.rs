@@ -11,7 +11,8 @@
 //! Android, `TcpSocket` sets socket options (`SO_REUSEADDR`,
 //! `SO_REUSEPORT`, buffer sizes, the listen backlog) before listening or
 //! connecting. The helper types are in [`tcp`] and, on Unix, `unix` (the
-//! halves of a stream, `ReuniteError`, Unix addresses).
+//! halves of a stream, `ReuniteError`, Unix addresses). [`lookup_host`]
+//! resolves a host name on the blocking pool, as `bind` and `connect` do.
 //!
 //! ```
 //! use futures::io::{AsyncReadExt, AsyncWriteExt};
@@ -85,7 +86,7 @@ mod udp;
 #[cfg(unix)]
 pub mod unix;
 
-pub use addr::ToSocketAddrs;
+pub use addr::{lookup_host, ToSocketAddrs};
 pub use tcp::listener::TcpListener;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub use tcp::socket::TcpSocket;
