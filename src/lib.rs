@@ -112,6 +112,8 @@ pub mod io;
 pub mod lawn;
 mod loom;
 pub mod net;
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
+pub mod process;
 pub mod runtime;
 #[cfg(unix)]
 pub mod signal;
