@@ -45,7 +45,8 @@
 //! | [`driver`] | the timer driver: a Lawn of wakers per slack level behind one lock, the clock (real or paused), [`Handle`](driver::Handle); the foreign shards (a driver per thread that runs no lawn_rt runtime) and their one timer thread |
 //! | [`time`] | the tokio-compatible futures: [`Sleep`](time::Sleep), [`Timeout`](time::Timeout), [`Interval`](time::Interval), [`Instant`](time::Instant), [`DelayQueue`](time::DelayQueue); the paused clock (`time::pause`, feature `test-util`); hyper's timer (`time::HyperTimer`, feature `hyper`) |
 //! | [`runtime`], [`task`] | the current-thread and multi-thread schedulers (a timer shard and a mio park loop per worker), the blocking pool, [`spawn`], [`JoinHandle`](task::JoinHandle), `spawn_blocking`, [`main`] and [`test`] |
-//! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket), `TcpSocket`, Unix sockets; readiness from the runtime's own mio poll |
+//! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket), `TcpSocket`, Unix sockets, [`lookup_host`](net::lookup_host); readiness from the runtime's own mio poll |
+//! | `process` | [`net`]'s twin for child processes (Linux, Android): `Command`, `Child` with async `wait`/`kill`/`output`, pipes and the exit (a pidfd) on the runtime's own mio poll |
 //! | [`signal`] | [`ctrl_c`](signal::ctrl_c) and Unix signals: process-wide handlers, delivered through each runtime's park loop |
 //! | [`fs`] | `std::fs` calls run on the blocking pool, and an async [`File`](fs::File) |
 //! | `io` | tokio's io traits and adapters, re-exported, and `stdin`/`stdout`/`stderr` on the blocking pool (feature `tokio-io`) |
