@@ -56,7 +56,9 @@
 //!
 //! # Features
 //!
-//! - `macros` (default): `#[lawn_rt::main]` and `#[lawn_rt::test]`.
+//! - `macros` (default): `#[lawn_rt::main]` and `#[lawn_rt::test]`; tokio's
+//!   `select!`, `join!`, `try_join!` and `pin!`, re-exported (they need no
+//!   runtime), so `lawn_rt::select!` is `tokio::select!`.
 //! - `test-util`: `time::pause`, `time::resume`, `time::advance` and
 //!   `runtime::Builder::start_paused` (unlinked here: they exist only
 //!   with the feature).
@@ -125,6 +127,13 @@ pub use task::spawn;
 
 #[cfg(all(feature = "macros", not(loom)))]
 pub use lawn_rt_macros::{main, test};
+
+// tokio's own macros, runtime-free: `select!` and `join!` poll futures of
+// any kind (ours included) in the task that awaits them. See the guide,
+// "Tasks, signals, files, processes".
+#[cfg(all(feature = "macros", not(loom)))]
+#[doc(no_inline)]
+pub use tokio::{join, pin, select, try_join};
 
 /// Misuse of the macros is a compile error that says what is wrong (these
 /// run as `compile_fail` doc tests).
