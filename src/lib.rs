@@ -48,6 +48,7 @@
 //! | [`net`] | [`TcpListener`](net::TcpListener), [`TcpStream`](net::TcpStream) (futures-io and, with `tokio-io`, tokio-io `AsyncRead`/`AsyncWrite`), [`UdpSocket`](net::UdpSocket), `TcpSocket`, Unix sockets, [`lookup_host`](net::lookup_host); readiness from the runtime's own mio poll |
 //! | `process` | [`net`]'s twin for child processes (Linux, Android): `Command`, `Child` with async `wait`/`kill`/`output`, pipes and the exit (a pidfd) on the runtime's own mio poll |
 //! | [`signal`] | [`ctrl_c`](signal::ctrl_c) and Unix signals: process-wide handlers, delivered through each runtime's park loop |
+//! | `sync` | tokio's `sync` module (channels, locks, `Notify`), re-exported: runtime-free (feature `sync`, default) |
 //! | [`fs`] | `std::fs` calls run on the blocking pool, and an async [`File`](fs::File) |
 //! | `io` | tokio's io traits and adapters, re-exported, and `stdin`/`stdout`/`stderr` on the blocking pool (feature `tokio-io`) |
 //!
@@ -62,6 +63,7 @@
 //! - `test-util`: `time::pause`, `time::resume`, `time::advance` and
 //!   `runtime::Builder::start_paused` (unlinked here: they exist only
 //!   with the feature).
+//! - `sync` (default): `sync`, tokio's `sync` module re-exported.
 //! - `tokio-io`: `tokio::io::AsyncRead` and `AsyncWrite` for
 //!   [`net::TcpStream`] and its halves (so tokio-util codecs work over
 //!   them); pulls in tokio with no features, for its traits only.
@@ -120,6 +122,8 @@ pub mod process;
 pub mod runtime;
 #[cfg(unix)]
 pub mod signal;
+#[cfg(feature = "sync")]
+pub mod sync;
 pub mod task;
 pub mod time;
 
