@@ -19,12 +19,20 @@ use std::task::{Context, Poll};
 
 mod join_set;
 mod local;
+mod task_local;
 
 use crate::coop;
 pub use crate::runtime::task::{AbortHandle, JoinError, JoinHandle};
 use crate::runtime::{context, Handle};
 pub use join_set::JoinSet;
 pub use local::{spawn_local, LocalEnterGuard, LocalSet};
+pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
+
+/// loom's `thread_local!`, for the slots `task_local!` declares under
+/// `cfg(loom)`. Not public API.
+#[cfg(loom)]
+#[doc(hidden)]
+pub use loom::thread_local as __loom_thread_local;
 
 /// Spawns `future` as a task on the current runtime; like `tokio::spawn`.
 ///
