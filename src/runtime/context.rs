@@ -1,6 +1,6 @@
 //! The runtime's per-thread context: which runtime is entered (for
-//! `Handle::current` and `spawn`), and, on the thread driving a runtime,
-//! its local run queue.
+//! `Handle::current` and `spawn`), which task is running (for `task::id`),
+//! and, on the thread driving a runtime, its local run queue.
 //!
 //! Ground rules: the local queue exists only while a thread drives a
 //! runtime (inside `block_on` holding the core); a task woken there is
@@ -14,7 +14,7 @@ use std::task::Waker;
 use std::sync::Arc;
 
 use super::io;
-use super::task::TaskRef;
+use super::task::{Id, TaskRef};
 use super::Handle;
 
 /// The run queue of the runtime this thread drives.
@@ -45,6 +45,49 @@ crate::loom::const_thread_local! {
     /// How many multi-thread `block_on`s run on this thread (at most one:
     /// a nested one panics).
     static BLOCKING_ON: Cell<u32> = Cell::new(0);
+    /// The task being polled (or whose future or output is being dropped)
+    /// on this thread.
+    static CURRENT_TASK: Cell<Option<Id>> = Cell::new(None);
+}
+
+/// The task running on this thread (see `task::id`).
+pub(crate) fn current_task() -> Option<Id> {
+    CURRENT_TASK.try_with(Cell::get).ok().flatten()
+}
+
+/// Makes `id` the running task on this thread until the guard drops (also
+/// on a panic), when the task that ran before (if any: a task polling a
+/// `LocalSet`) is current again.
+#[inline]
+pub(crate) fn enter_task(id: Id) -> TaskGuard {
+    TaskGuard {
+        previous: CURRENT_TASK
+            .try_with(|c| c.replace(Some(id)))
+            .ok()
+            .flatten(),
+    }
+}
+
+/// See [`enter_task`].
+pub(crate) struct TaskGuard {
+    previous: Option<Id>,
+}
+
+impl Drop for TaskGuard {
+    #[inline]
+    fn drop(&mut self) {
+        let _ = CURRENT_TASK.try_with(|c| c.set(self.previous));
+    }
+}
+
+/// Drops `value` (a task's future or output) with task `id` running, as
+/// tokio does, so its `Drop` sees the task's id; no thread-local access
+/// when there is nothing to drop.
+pub(crate) fn drop_as_task<T>(id: Id, value: Option<T>) {
+    if value.is_some() {
+        let _running = enter_task(id);
+        drop(value);
+    }
 }
 
 /// The runtime entered on this thread.

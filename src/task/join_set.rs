@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use super::{AbortHandle, JoinError, JoinHandle, LocalSet};
+use super::{AbortHandle, Id, JoinError, JoinHandle, LocalSet};
 use crate::coop;
 use crate::loom::{lock, Mutex};
 use crate::runtime::Handle;
@@ -83,8 +83,8 @@ struct Slot<T> {
 enum Entry<T> {
     /// Not known to have finished; `waker` is the one its join slot holds.
     Running { handle: JoinHandle<T>, waker: Waker },
-    /// Finished before it could be waited for.
-    Done(Result<T, JoinError>),
+    /// Finished before it could be waited for (task `Id`).
+    Done(Id, Result<T, JoinError>),
 }
 
 /// Which slot a notification is for.
@@ -137,6 +137,17 @@ impl Wake for Notify {
     fn wake_by_ref(self: &Arc<Self>) {
         self.ready.push(self.key);
     }
+}
+
+/// A finished task's result with its id inside the `Ok` (a `JoinError`
+/// carries its own).
+fn with_id<T>((id, result): (Id, Result<T, JoinError>)) -> Result<(Id, T), JoinError> {
+    result.map(|output| (id, output))
+}
+
+/// The result without the id.
+fn without_id<T>(result: Result<(Id, T), JoinError>) -> Result<T, JoinError> {
+    result.map(|(_, output)| output)
 }
 
 /// Polls `handle` without the cooperative budget (the set accounts for
@@ -232,7 +243,7 @@ impl<T> JoinSet<T> {
             Poll::Pending => Entry::Running { handle, waker },
             Poll::Ready(result) => {
                 self.ready.push(key);
-                Entry::Done(result)
+                Entry::Done(handle.id(), result)
             }
         };
         self.slots[index] = Slot {
@@ -243,17 +254,17 @@ impl<T> JoinSet<T> {
         abort
     }
 
-    /// The result of the task `key` names, removing it from the set, if
-    /// that slot still holds that task and the task has finished.
-    fn take_ready(&mut self, key: Key) -> Option<Result<T, JoinError>> {
+    /// The id and result of the task `key` names, removing it from the
+    /// set, if that slot still holds that task and the task has finished.
+    fn take_ready(&mut self, key: Key) -> Option<(Id, Result<T, JoinError>)> {
         let slot = self.slots.get_mut(key.index)?;
         if slot.seq != key.seq {
             return None;
         }
         let result = match slot.entry.take()? {
-            Entry::Done(result) => result,
+            Entry::Done(id, result) => (id, result),
             Entry::Running { mut handle, waker } => match poll_handle(&mut handle, &waker) {
-                Poll::Ready(result) => result,
+                Poll::Ready(result) => (handle.id(), result),
                 Poll::Pending => {
                     // Not finished after all: its waker stays registered.
                     slot.entry = Some(Entry::Running { handle, waker });
@@ -287,6 +298,30 @@ impl<T> JoinSet<T> {
         std::future::poll_fn(|cx| self.poll_join_next(cx)).await
     }
 
+    /// As [`join_next`](JoinSet::join_next), with the [`Id`] of the task
+    /// that finished: `Ok((id, output))`, or a [`JoinError`] whose
+    /// [`id`](JoinError::id) is the task's; like
+    /// `tokio::task::JoinSet::join_next_with_id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = lawn_rt::task::JoinSet::new();
+    ///     let ok = set.spawn(async { "done" }).id();
+    ///     let (id, output) = set.join_next_with_id().await.unwrap().unwrap();
+    ///     assert_eq!((id, output), (ok, "done"));
+    ///
+    ///     let failing = set.spawn(async { panic!("boom") }).id();
+    ///     let err = set.join_next_with_id().await.unwrap().unwrap_err();
+    ///     assert_eq!(err.id(), failing);
+    /// });
+    /// ```
+    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        std::future::poll_fn(|cx| self.poll_join_next_with_id(cx)).await
+    }
+
     /// The result of a task that has finished, if any has, without
     /// waiting; `None` if none has (or the set is empty).
     ///
@@ -303,10 +338,31 @@ impl<T> JoinSet<T> {
     /// });
     /// ```
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
+        self.try_join_next_with_id().map(without_id)
+    }
+
+    /// As [`try_join_next`](JoinSet::try_join_next), with the [`Id`] of
+    /// the task that finished (see
+    /// [`join_next_with_id`](JoinSet::join_next_with_id)); like
+    /// `tokio::task::JoinSet::try_join_next_with_id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = lawn_rt::task::JoinSet::new();
+    ///     let id = set.spawn(async { 7 }).id();
+    ///     assert!(set.try_join_next_with_id().is_none()); // not run yet
+    ///     lawn_rt::task::yield_now().await;
+    ///     assert_eq!(set.try_join_next_with_id().unwrap().unwrap(), (id, 7));
+    /// });
+    /// ```
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
         loop {
             let key = lock(&self.ready.inner).keys.pop_front()?;
-            if let Some(result) = self.take_ready(key) {
-                return Some(result);
+            if let Some(finished) = self.take_ready(key) {
+                return Some(with_id(finished));
             }
         }
     }
@@ -332,6 +388,32 @@ impl<T> JoinSet<T> {
     /// });
     /// ```
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        self.poll_join_next_with_id(cx)
+            .map(|next| next.map(without_id))
+    }
+
+    /// As [`poll_join_next`](JoinSet::poll_join_next), with the [`Id`] of
+    /// the task that finished (see
+    /// [`join_next_with_id`](JoinSet::join_next_with_id)); like
+    /// `tokio::task::JoinSet::poll_join_next_with_id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = lawn_rt::task::JoinSet::new();
+    ///     let id = set.spawn(async { 3 }).id();
+    ///     let next = poll_fn(|cx| set.poll_join_next_with_id(cx)).await;
+    ///     assert_eq!(next.unwrap().unwrap(), (id, 3));
+    /// });
+    /// ```
+    pub fn poll_join_next_with_id(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<(Id, T), JoinError>>> {
         if self.len == 0 {
             return Poll::Ready(None);
         }
@@ -356,9 +438,9 @@ impl<T> JoinSet<T> {
                 }
                 inner.keys.pop_front()
             };
-            if let Some(result) = key.and_then(|key| self.take_ready(key)) {
+            if let Some(finished) = key.and_then(|key| self.take_ready(key)) {
                 coop::made_progress();
-                return Poll::Ready(Some(result));
+                return Poll::Ready(Some(with_id(finished)));
             }
         }
     }

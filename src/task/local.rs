@@ -165,6 +165,9 @@ impl<F: Future> LocalRun for LocalTask<F> {
         let Some(future) = self.future.as_mut() else {
             return Poll::Ready(());
         };
+        // The task's id is current while it is polled and its future drops
+        // (`task::id`); then the one of the task polling the set, if any.
+        let running = crate::runtime::context::enter_task(self.id);
         let result = match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(Poll::Pending) => return Poll::Pending,
             Ok(Poll::Ready(output)) => Ok(output),
@@ -176,17 +179,22 @@ impl<F: Future> LocalRun for LocalTask<F> {
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(future))) {
             drop(payload);
         }
-        self.slot.finish(result);
+        drop(running);
+        self.slot.finish(self.id, result);
         Poll::Ready(())
     }
 
     fn cancel(&mut self) {
         let future = self.future.take();
-        let result = match panic::catch_unwind(AssertUnwindSafe(|| drop(future))) {
-            Ok(()) => JoinError::cancelled(self.id),
-            Err(payload) => JoinError::panic(self.id, payload),
+        let id = self.id;
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+            crate::runtime::context::drop_as_task(id, future)
+        }));
+        let result = match dropped {
+            Ok(()) => JoinError::cancelled(id),
+            Err(payload) => JoinError::panic(id, payload),
         };
-        self.slot.finish(Err(result));
+        self.slot.finish(id, Err(result));
     }
 }
 

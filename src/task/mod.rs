@@ -22,7 +22,7 @@ mod local;
 mod task_local;
 
 use crate::coop;
-pub use crate::runtime::task::{AbortHandle, JoinError, JoinHandle};
+pub use crate::runtime::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 use crate::runtime::{context, Handle};
 pub use join_set::JoinSet;
 pub use local::{spawn_local, LocalEnterGuard, LocalSet};

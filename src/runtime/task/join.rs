@@ -13,6 +13,7 @@ use std::task::{Context, Poll, Waker};
 use super::{Id, Task};
 use crate::coop;
 use crate::loom::{lock, Mutex};
+use crate::runtime::context;
 
 /// A finished task's output, waiting for its handle.
 pub(super) struct Slot<T> {
@@ -60,7 +61,9 @@ const POLLED_AFTER_COMPLETION: &str = "lawn_rt: JoinHandle polled after completi
 /// The typed side of a task, for its handles.
 trait JoinSide<T> {
     fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>>;
-    fn detach(&self);
+    /// The handle is gone (its task's id is `id`): an output already
+    /// there is dropped now, one to come when it comes.
+    fn detach(&self, id: Id);
     fn is_finished(&self) -> bool;
 }
 
@@ -102,13 +105,13 @@ where
         Poll::Pending
     }
 
-    fn detach(&self) {
+    fn detach(&self, id: Id) {
         let (output, waker) = {
             let mut slot = lock(&self.join);
             slot.detached = true;
             (slot.output.take(), slot.waker.take())
         };
-        drop(output);
+        context::drop_as_task(id, output);
         drop(waker);
     }
 
@@ -132,13 +135,13 @@ impl<T> LocalSlot<T> {
         }
     }
 
-    /// Stores the task's result (drops it if the handle is gone) and wakes
-    /// the handle's waker; a panic in either drop or in the waker is
-    /// swallowed, as for a runtime task.
-    pub(crate) fn finish(&self, result: Result<T, JoinError>) {
+    /// Stores the result of task `id` (drops it, as that task, if the
+    /// handle is gone) and wakes the handle's waker; a panic in either drop
+    /// or in the waker is swallowed, as for a runtime task.
+    pub(crate) fn finish(&self, id: Id, result: Result<T, JoinError>) {
         let (dropped, waker) = lock(&self.slot).finish(result);
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-            drop(dropped);
+            context::drop_as_task(id, dropped);
             if let Some(waker) = waker {
                 waker.wake();
             }
@@ -165,13 +168,13 @@ impl<T> JoinSide<T> for LocalSlot<T> {
         Poll::Pending
     }
 
-    fn detach(&self) {
+    fn detach(&self, id: Id) {
         let (output, waker) = {
             let mut slot = lock(&self.slot);
             slot.detached = true;
             (slot.output.take(), slot.waker.take())
         };
-        drop(output);
+        context::drop_as_task(id, output);
         drop(waker);
     }
 
@@ -258,6 +261,7 @@ impl<T> Raw<T> {
 #[derive(Clone)]
 pub struct AbortHandle {
     raw: Arc<dyn AbortSide>,
+    id: Id,
 }
 
 impl<T: Send + 'static> JoinHandle<T> {
@@ -345,7 +349,25 @@ impl<T> JoinHandle<T> {
     pub fn abort_handle(&self) -> AbortHandle {
         AbortHandle {
             raw: self.abort.clone(),
+            id: self.id,
         }
+    }
+
+    /// The task's [`Id`]: the one [`task::id`](crate::task::id) gives
+    /// inside it; like `tokio::task::JoinHandle::id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(async { lawn_rt::task::id() });
+    ///     let id = handle.id();
+    ///     assert_eq!(handle.await.unwrap(), id);
+    /// });
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 }
 
@@ -366,6 +388,24 @@ impl AbortHandle {
     /// See [`AbortHandle`].
     pub fn is_finished(&self) -> bool {
         self.raw.is_finished()
+    }
+
+    /// The task's [`Id`]; like `tokio::task::AbortHandle::id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(std::future::pending::<()>());
+    ///     let abort = handle.abort_handle();
+    ///     assert_eq!(abort.id(), handle.id());
+    ///     abort.abort();
+    ///     assert_eq!(handle.await.unwrap_err().id(), abort.id());
+    /// });
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 }
 
@@ -398,7 +438,7 @@ impl std::panic::RefUnwindSafe for AbortHandle {}
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        self.raw.side().detach();
+        self.raw.side().detach(self.id);
     }
 }
 
@@ -414,6 +454,7 @@ impl<T> fmt::Debug for JoinHandle<T> {
 impl fmt::Debug for AbortHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AbortHandle")
+            .field("id", &self.id)
             .field("finished", &self.is_finished())
             .finish()
     }
@@ -483,6 +524,23 @@ impl JoinError {
     /// See [`JoinError`].
     pub fn is_panic(&self) -> bool {
         matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The [`Id`] of the task that failed; like
+    /// `tokio::task::JoinError::id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let handle = lawn_rt::spawn(async { panic!("boom") });
+    ///     let id = handle.id();
+    ///     assert_eq!(handle.await.unwrap_err().id(), id);
+    /// });
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// The panic's payload, to resume it with

@@ -29,6 +29,7 @@
 mod join;
 
 use std::future::Future;
+use std::num::NonZeroU64;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::AtomicU64;
@@ -41,6 +42,7 @@ pub(crate) use join::{AbortSide, LocalSlot};
 use crate::coop;
 use crate::loom::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release};
 use crate::loom::{lock, Mutex};
+use crate::runtime::context;
 
 const SCHEDULED: usize = 1;
 const RUNNING: usize = 2;
@@ -71,9 +73,41 @@ pub(crate) trait Run: Send + Sync {
     fn set_owned(&self, index: usize);
 }
 
-/// A task's id, for messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Id(u64);
+/// An opaque id of a task, unique among every task of the process; like
+/// `tokio::task::Id`.
+///
+/// Every task gets one when it is spawned: [`spawn`](crate::task::spawn)ed,
+/// [`spawn_blocking`](crate::task::spawn_blocking) and
+/// [`spawn_local`](crate::task::spawn_local) ones alike, on any runtime.
+/// Read it from outside the task with [`JoinHandle::id`],
+/// [`AbortHandle::id`] or [`JoinError::id`], and from inside with
+/// [`task::id`](crate::task::id) or [`task::try_id`](crate::task::try_id).
+///
+/// Ids come from one process-wide counter, so two tasks never share one
+/// (tokio allows an id to be reused once its task and every handle to it
+/// are gone; lawn_rt never reuses one). Beyond that, the number means
+/// nothing: compare ids for equality, or use them as map keys; do not
+/// read an order of spawning into them. Its `Display` is the bare number,
+/// its `Debug` `Id(<number>)`, as tokio's.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::HashMap;
+/// use lawn_rt::task::{self, Id};
+///
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let mut names: HashMap<Id, &str> = HashMap::new();
+///     let handle = task::spawn(async { task::id() });
+///     names.insert(handle.id(), "worker");
+///     let inside = handle.await.unwrap();
+///     assert_eq!(names[&inside], "worker");
+///     assert_eq!(format!("{inside:?}"), format!("Id({inside})"));
+/// });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Id(NonZeroU64);
 
 impl std::fmt::Display for Id {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -82,10 +116,76 @@ impl std::fmt::Display for Id {
 }
 
 impl Id {
+    /// A fresh id: one relaxed increment of a process-wide counter (a
+    /// `std` atomic: no hand-off, see `crate::loom`). It starts at 1 and
+    /// would take centuries to wrap; if it ever did, 0 is skipped.
     pub(crate) fn next() -> Id {
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Id(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+        match NonZeroU64::new(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            Some(id) => Id(id),
+            None => Id::next(),
+        }
     }
+}
+
+/// The [`Id`] of the task being run on this thread; like
+/// `tokio::task::id`.
+///
+/// A task counts as running while it is polled, and also while its future
+/// or its unclaimed output is dropped, so a `Drop` in it sees its id; a
+/// `spawn_blocking` closure runs as a task too. The future given to
+/// `block_on` is not a task (as in tokio).
+///
+/// # Panics
+///
+/// Outside a task: in `block_on`'s own future, or on a thread that runs
+/// none (with a message saying so, at the caller's line);
+/// [`try_id`] does not panic.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::task;
+///
+/// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let handle = task::spawn(async { task::id() });
+///     let expected = handle.id();
+///     assert_eq!(handle.await.unwrap(), expected);
+/// });
+/// ```
+#[track_caller]
+pub fn id() -> Id {
+    match context::current_task() {
+        Some(id) => id,
+        // tokio's message, word for word, then ours.
+        None => panic!(
+            "lawn_rt: Can't get a task id when not inside a task (`task::id()` called outside \
+             every spawned task: the future given to `block_on` is not one; `task::try_id()` \
+             does not panic)"
+        ),
+    }
+}
+
+/// The [`Id`] of the task being run on this thread, or `None` outside
+/// every task (see [`id`]); like `tokio::task::try_id`.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::task;
+///
+/// assert_eq!(task::try_id(), None);
+/// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
+/// rt.block_on(async {
+///     assert_eq!(task::try_id(), None); // block_on's future is no task
+///     let blocking = task::spawn_blocking(task::try_id);
+///     let expected = blocking.id();
+///     assert_eq!(blocking.await.unwrap(), Some(expected));
+/// });
+/// ```
+pub fn try_id() -> Option<Id> {
+    context::current_task()
 }
 
 pub(crate) struct Task<F: Future> {
@@ -137,7 +237,7 @@ where
         // The output's drop and the handle's waker are user code: neither
         // may unwind into the scheduler (or skip `release`).
         let _ = panic::catch_unwind(AssertUnwindSafe(move || {
-            drop(dropped);
+            context::drop_as_task(self.id, dropped);
             if let Some(waker) = waker {
                 waker.wake();
             }
@@ -149,7 +249,9 @@ where
     /// task as cancelled.
     fn cancel(&self) {
         let future = lock(&self.future).take();
-        let result = match panic::catch_unwind(AssertUnwindSafe(|| drop(future))) {
+        let dropped =
+            panic::catch_unwind(AssertUnwindSafe(|| context::drop_as_task(self.id, future)));
+        let result = match dropped {
             Ok(()) => JoinError::cancelled(self.id),
             Err(payload) => JoinError::panic(self.id, payload),
         };
@@ -185,6 +287,9 @@ where
         let waker = Waker::from(self.clone());
         let mut cx = Context::from_waker(&waker);
         let polled = {
+            // The task's id is current here while it is polled and while
+            // its future drops (`task::id`).
+            let _running = context::enter_task(self.id);
             let mut future = lock(&self.future);
             let Some(fut) = future.as_mut() else {
                 return;
