@@ -1,10 +1,22 @@
-//! How a [`Child`](super::Child) learns that its process exited: a pidfd
-//! registered with the runtime's I/O driver, or, where the kernel has no
-//! pidfd, a blocking-pool thread that waits without reaping.
+//! How a [`Child`](super::Child) learns that its process exited.
 //!
-//! Ground rules: only [`Child`](super::Child) reaps (with `try_wait`), and
-//! only after one of these said the process may have exited; a spurious
-//! report just waits again.
+//! A *watch* is armed in the context of each wait, before the process is
+//! checked, so an exit between the check and the wait is never missed:
+//! - with a runtime's I/O driver entered and a pidfd (Linux 5.3): a
+//!   duplicate of the pidfd registered with that driver, readable once the
+//!   process exits;
+//! - with a driver but no pidfd (an older kernel, or a sandbox refusing
+//!   `pidfd_open`): a `SIGCHLD` listener (`crate::signal`);
+//! - with no driver (awaited in another executor, or after its runtime was
+//!   dropped): a timer, checking every 1 ms at first, then less often, up
+//!   to every [`POLL_MAX`].
+//!
+//! A watch whose runtime has shut down is dropped and armed again in the
+//! current context, so a child outlives the runtime it was spawned in.
+//!
+//! Ground rules: only [`Child`](super::Child) and its reaper reap (with
+//! `try_wait`), and only here; a watch that fires early (another child's
+//! `SIGCHLD`, a timer) just checks again.
 
 use std::fmt;
 use std::future::Future;
@@ -12,19 +24,22 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::pin::Pin;
 use std::process::ExitStatus;
-use std::sync::Arc;
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use mio::event::Source;
 use mio::unix::SourceFd;
 use mio::{Interest, Registry, Token};
-use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions};
+use rustix::process::{Pid, PidfdFlags};
 
-use crate::runtime::io::{Direction, Driver, Registration};
-use crate::runtime::Handle;
-use crate::task::JoinHandle;
+use crate::runtime::io::{try_current, Direction, Registration};
+use crate::signal::unix::{signal, Signal, SignalKind};
+use crate::time::{sleep, Sleep};
 
-/// A process's pidfd: readable once the process has exited.
+/// The longest a timer watch waits between checks.
+pub(super) const POLL_MAX: Duration = Duration::from_millis(100);
+
+/// A duplicate of a process's pidfd, as registered with one driver.
 pub(super) struct PidFd(OwnedFd);
 
 impl Source for PidFd {
@@ -51,42 +66,46 @@ impl Source for PidFd {
     }
 }
 
-/// The exit watch of one child.
-pub(super) enum Exit {
-    /// Readable when the process exits.
+/// What a wait is waiting on (see the module docs).
+enum Watch {
+    None,
     PidFd(Registration<PidFd>),
-    /// No pidfd: a blocking-pool job waits for the exit (not reaping it),
-    /// started on the first wait and again after a spurious return.
-    Thread {
-        runtime: Handle,
-        pid: Pid,
-        job: Option<JoinHandle<()>>,
-    },
+    Sigchld(Signal),
+    Timer(Pin<Box<Sleep>>, Duration),
+}
+
+/// The exit watch of one child.
+pub(super) struct Exit {
+    /// `None` where the kernel gave none.
+    pidfd: Option<OwnedFd>,
+    watch: Watch,
 }
 
 impl Exit {
-    /// Watches the just-spawned `child`, registering with `driver`.
-    pub(super) fn watch(child: &std::process::Child, driver: &Arc<Driver>) -> io::Result<Exit> {
-        let pid = pid_of(child)?;
-        match rustix::process::pidfd_open(pid, PidfdFlags::empty()) {
-            Ok(fd) => Ok(Exit::PidFd(Registration::with_driver(
-                driver.clone(),
-                PidFd(fd),
-                Interest::READABLE,
-            )?)),
+    /// Watches the just-spawned `child`, with a pidfd where there is one.
+    pub(super) fn new(child: &std::process::Child) -> io::Result<Exit> {
+        let pid = i32::try_from(child.id())
+            .ok()
+            .and_then(Pid::from_raw)
+            .ok_or_else(|| io::Error::other("lawn_rt: a child process id out of range"))?;
+        let pidfd = match rustix::process::pidfd_open(pid, PidfdFlags::empty()) {
+            Ok(fd) => Some(fd),
             // Before Linux 5.3, or refused by a sandbox's seccomp filter.
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => Ok(Exit::thread(pid)),
-            Err(err) => Err(err.into()),
-        }
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => None,
+            Err(err) => return Err(err.into()),
+        };
+        Ok(Exit {
+            pidfd,
+            watch: Watch::None,
+        })
     }
 
-    /// The fallback watch of `pid` (see [`Exit::Thread`]), on the runtime
-    /// entered here.
-    fn thread(pid: Pid) -> Exit {
-        Exit::Thread {
-            runtime: Handle::current(),
-            pid,
-            job: None,
+    /// A watch with no pidfd: it falls back on `SIGCHLD` or a timer (and
+    /// stands in for the watch a dropped child's reaper took).
+    pub(super) fn without_pidfd() -> Exit {
+        Exit {
+            pidfd: None,
+            watch: Watch::None,
         }
     }
 
@@ -96,89 +115,205 @@ impl Exit {
         cx: &mut Context<'_>,
         child: &mut std::process::Child,
     ) -> Poll<io::Result<ExitStatus>> {
-        match self {
-            Exit::PidFd(io) => io.poll_io(cx, Direction::Read, |_| {
-                child
-                    .try_wait()?
-                    .ok_or_else(|| io::ErrorKind::WouldBlock.into())
-            }),
-            Exit::Thread { runtime, pid, job } => loop {
-                if let Some(status) = child.try_wait()? {
-                    *job = None;
-                    return Poll::Ready(Ok(status));
+        loop {
+            if matches!(self.watch, Watch::None) {
+                self.watch = self.arm()?;
+            }
+            match &mut self.watch {
+                Watch::None => unreachable!("armed above"),
+                Watch::PidFd(io) => match ready!(io.poll_ready(cx, Direction::Read)) {
+                    Ok(event) => match child.try_wait()? {
+                        Some(status) => return self.done(status),
+                        // By the readiness rule: forget what this event
+                        // said (unless another came) and wait again.
+                        None => io.clear_readiness(event),
+                    },
+                    // Its runtime shut down: arm again where we are now.
+                    Err(_) => self.watch = Watch::None,
+                },
+                Watch::Sigchld(listener) => {
+                    if let Some(status) = child.try_wait()? {
+                        return self.done(status);
+                    }
+                    if ready!(listener.poll_recv(cx)).is_none() {
+                        self.watch = Watch::None; // its runtime shut down
+                    }
                 }
-                let pid = *pid;
-                let waiting = job.get_or_insert_with(|| {
-                    runtime.spawn_blocking(move || {
-                        // Returns once the process has exited, leaving it
-                        // to be reaped (an error, e.g. already reaped, just
-                        // sends the poll back to `try_wait`).
-                        let _ = rustix::process::waitid(
-                            WaitId::Pid(pid),
-                            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
-                        );
-                    })
-                });
-                let finished = ready!(Pin::new(waiting).poll(cx));
-                *job = None;
-                if let Err(err) = finished {
-                    return Poll::Ready(Err(io::Error::other(format!(
-                        "lawn_rt: waiting for a child process failed: {err}"
-                    ))));
+                Watch::Timer(timer, period) => {
+                    if let Some(status) = child.try_wait()? {
+                        return self.done(status);
+                    }
+                    ready!(timer.as_mut().poll(cx));
+                    *period = (*period * 2).min(POLL_MAX);
+                    let next = crate::time::Instant::now() + *period;
+                    timer.as_mut().reset(next);
                 }
-            },
+            }
         }
     }
-}
 
-/// `child`'s process id as rustix takes it.
-fn pid_of(child: &std::process::Child) -> io::Result<Pid> {
-    i32::try_from(child.id())
-        .ok()
-        .and_then(Pid::from_raw)
-        .ok_or_else(|| io::Error::other("lawn_rt: a child process id out of range"))
+    /// A watch for the context this wait is polled in.
+    fn arm(&self) -> io::Result<Watch> {
+        let Some(driver) = try_current() else {
+            let period = Duration::from_millis(1);
+            return Ok(Watch::Timer(Box::pin(sleep(period)), period));
+        };
+        Ok(match &self.pidfd {
+            Some(pidfd) => Watch::PidFd(Registration::with_driver(
+                driver,
+                PidFd(pidfd.try_clone()?),
+                Interest::READABLE,
+            )?),
+            None => Watch::Sigchld(signal(SignalKind::child())?),
+        })
+    }
+
+    fn done(&mut self, status: ExitStatus) -> Poll<io::Result<ExitStatus>> {
+        self.watch = Watch::None;
+        crate::coop::made_progress();
+        Poll::Ready(Ok(status))
+    }
 }
 
 impl fmt::Debug for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Exit::PidFd(io) => f.debug_tuple("PidFd").field(&io.get_ref().0).finish(),
-            Exit::Thread { pid, job, .. } => f
-                .debug_struct("Thread")
-                .field("pid", pid)
-                .field("waiting", &job.is_some())
-                .finish(),
-        }
+        let watch = match self.watch {
+            Watch::None => "none",
+            Watch::PidFd(_) => "pidfd",
+            Watch::Sigchld(_) => "SIGCHLD",
+            Watch::Timer(..) => "timer",
+        };
+        f.debug_struct("Exit")
+            .field("pidfd", &self.pidfd)
+            .field("watch", &watch)
+            .finish()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
-    /// The fallback where there is no pidfd: waits without a pidfd, on the
-    /// blocking pool, and reaps.
+    /// Waits for `child` with `exit`.
+    async fn wait(exit: &mut Exit, child: &mut std::process::Child) -> io::Result<ExitStatus> {
+        std::future::poll_fn(|cx| exit.poll_exit(cx, child)).await
+    }
+
+    fn spawn(script: &str) -> std::process::Child {
+        std::process::Command::new("sh")
+            .args(["-c", script])
+            .spawn()
+            .unwrap()
+    }
+
+    /// Whether the kernel still knows `pid` (a zombie counts).
+    fn exists(pid: u32) -> bool {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+    }
+
     #[test]
-    fn the_thread_fallback_waits_for_the_exit_and_reaps() {
+    fn without_a_pidfd_sigchld_tells_of_the_exit_and_the_wait_reaps() {
         let rt = crate::runtime::Runtime::new().unwrap();
         rt.block_on(async {
-            let mut child = std::process::Command::new("sh")
-                .args(["-c", "sleep 0.05; exit 4"])
-                .spawn()
-                .unwrap();
-            let mut exit = Exit::thread(pid_of(&child).unwrap());
-            let status = std::future::poll_fn(|cx| exit.poll_exit(cx, &mut child))
-                .await
-                .unwrap();
+            let mut child = spawn("sleep 0.05; exit 4");
+            let mut exit = Exit::without_pidfd();
+            let status = wait(&mut exit, &mut child).await.unwrap();
             assert_eq!(status.code(), Some(4));
-            // Reaped: the kernel no longer knows the pid as our child.
-            let pid = pid_of(&child).unwrap();
-            assert_eq!(
-                rustix::process::waitid(WaitId::Pid(pid), WaitIdOptions::EXITED)
-                    .map(|_| ())
-                    .unwrap_err(),
-                rustix::io::Errno::CHILD
-            );
+            assert!(!exists(child.id()), "reaped");
         });
+    }
+
+    #[test]
+    fn without_a_pidfd_a_wait_holds_no_thread_and_the_runtime_drops_at_once() {
+        let rt = crate::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut long = spawn("exec sleep 30");
+        let pid = long.id();
+        rt.block_on(async {
+            let mut exit = Exit::without_pidfd();
+            // A wait given up on, then a short child waited for: not
+            // queued behind the first.
+            let waited =
+                crate::time::timeout(Duration::from_millis(20), wait(&mut exit, &mut long)).await;
+            assert!(waited.is_err());
+            let start = Instant::now();
+            let mut short = spawn("sleep 0.05");
+            wait(&mut Exit::without_pidfd(), &mut short).await.unwrap();
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "{:?}",
+                start.elapsed()
+            );
+            // The blocking pool is free.
+            crate::task::spawn_blocking(|| ()).await.unwrap();
+        });
+        let start = Instant::now();
+        drop(rt);
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        long.kill().unwrap();
+        long.wait().unwrap();
+        assert!(!exists(pid));
+    }
+
+    #[test]
+    fn a_wait_moves_to_the_next_runtime_and_to_no_runtime_at_all() {
+        for pidfd in [true, false] {
+            let mut child = spawn("sleep 0.1; exit 3");
+            let mut exit = if pidfd {
+                Exit::new(&child).unwrap()
+            } else {
+                Exit::without_pidfd()
+            };
+            // Armed in a first runtime, which is then dropped.
+            let first = crate::runtime::Runtime::new().unwrap();
+            first.block_on(async {
+                let early =
+                    crate::time::timeout(Duration::from_millis(5), wait(&mut exit, &mut child))
+                        .await;
+                assert!(early.is_err());
+            });
+            drop(first);
+            // Awaited in a second one.
+            let mut again = spawn("sleep 0.05; exit 5");
+            let second = crate::runtime::Runtime::new().unwrap();
+            let status = second.block_on(wait(&mut exit, &mut child)).unwrap();
+            assert_eq!(status.code(), Some(3));
+            drop(second);
+            // And with no runtime at all: a timer.
+            let mut exit = Exit::without_pidfd();
+            let status = futures_lite_block_on(wait(&mut exit, &mut again)).unwrap();
+            assert_eq!(status.code(), Some(5));
+        }
+    }
+
+    /// A minimal executor: no runtime entered on this thread.
+    fn futures_lite_block_on<F: Future>(future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let thread = std::thread::current();
+        let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(thread)));
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+                return out;
+            }
+            std::thread::park();
+        }
+    }
+
+    struct Unpark(std::thread::Thread);
+
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
     }
 }

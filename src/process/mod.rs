@@ -36,23 +36,25 @@
 //!
 //! A child must be spawned inside a `lawn_rt` runtime with I/O enabled
 //! (elsewhere [`Command::spawn`] panics, saying so, as tokio's does): its
-//! pipes and its exit register with that runtime's I/O driver. As in
-//! `std` and tokio, dropping a [`Child`] does not stop the process
-//! (unless [`Command::kill_on_drop`] was set). A dropped child that has
-//! not been waited for is reaped, once it exits, by a later spawn or drop
-//! of a child: a best effort, as in tokio; await [`Child::wait`] where a
-//! zombie must not linger.
+//! pipes register with that runtime's I/O driver. Its exit may be awaited
+//! anywhere, also in another runtime or executor after the first runtime
+//! was dropped. As in `std` and tokio, dropping a [`Child`] does not stop
+//! the process (unless [`Command::kill_on_drop`] was set); a task of the
+//! runtime it was spawned in reaps it when it exits. If that runtime is
+//! gone, a later spawn or drop of a child reaps it (a best effort, as in
+//! tokio): await [`Child::wait`] where a zombie must not linger.
 //!
 //! # Implementation
 //!
 //! The pipes are non-blocking mio pipes registered with the runtime's
-//! poll, as sockets are (`src/runtime/io/`). On Linux and Android the exit
-//! is a *pidfd* (`pidfd_open`, Linux 5.3), registered the same way: it
-//! becomes readable when the process exits, and `wait` then reaps it with
-//! `try_wait`. Where there is no pidfd (another Unix, an older kernel), a
-//! blocking-pool thread waits for the exit without reaping it
-//! (`waitid` with `WNOWAIT`), and `wait` reaps it when that thread is done.
-//! No `SIGCHLD` handler is installed.
+//! poll, as sockets are (`src/runtime/io/`). The exit is watched from the
+//! context of each wait (`exit.rs`): on Linux and Android with a *pidfd*
+//! (`pidfd_open`, Linux 5.3) registered with the I/O driver entered there,
+//! readable once the process exits; where there is no pidfd, a `SIGCHLD`
+//! listener (`crate::signal`); where no driver is entered, a timer that
+//! checks at most every 100 ms. `wait` then reaps with `try_wait`. No
+//! thread waits for a child, and no `SIGCHLD` handler is installed while
+//! there are pidfds.
 
 mod exit;
 mod pipes;
@@ -427,7 +429,8 @@ impl Command {
     ///
     /// # Panics
     ///
-    /// As [`spawn`](Command::spawn), when first polled.
+    /// As [`spawn`](Command::spawn): the process is spawned at the call,
+    /// not when the future is first polled (as in tokio).
     ///
     /// # Examples
     ///
@@ -537,6 +540,8 @@ pub struct Child {
     status: Option<ExitStatus>,
     exit: Exit,
     kill_on_drop: bool,
+    /// The runtime it was spawned in: where a dropped child is reaped.
+    runtime: Option<crate::runtime::Handle>,
 }
 
 impl Child {
@@ -559,7 +564,7 @@ impl Child {
                 stderr
                     .map(|s| ChildStderr::register(s, driver))
                     .transpose()?,
-                Exit::watch(&child, driver)?,
+                Exit::new(&child)?,
             ))
         })();
         match registered {
@@ -571,6 +576,7 @@ impl Child {
                 status: None,
                 exit,
                 kill_on_drop,
+                runtime: crate::runtime::Handle::try_current().ok(),
             }),
             Err(err) => {
                 let _ = child.kill();
@@ -610,8 +616,8 @@ impl Child {
     ///
     /// # Errors
     ///
-    /// `InvalidInput` if the process has already been reaped; what
-    /// `kill(2)` reports.
+    /// What `kill(2)` reports. A process already reaped is not signalled
+    /// (its id may belong to another process by now): `Ok`, as in tokio.
     ///
     /// # Examples
     ///
@@ -623,16 +629,13 @@ impl Child {
     ///     let mut child = Command::new("sleep").arg("60").spawn()?;
     ///     child.start_kill()?;
     ///     assert!(!child.wait().await?.success());
-    ///     assert!(child.start_kill().is_err()); // reaped
+    ///     child.start_kill()?; // reaped: nothing to do
     ///     Ok(())
     /// }
     /// ```
     pub fn start_kill(&mut self) -> io::Result<()> {
         if self.status.is_some() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "lawn_rt: cannot kill a child process that has already exited and been reaped",
-            ));
+            return Ok(());
         }
         self.std_child().kill()
     }
@@ -793,7 +796,54 @@ impl Drop for Child {
         if self.kill_on_drop {
             let _ = child.kill();
         }
-        orphan(child);
+        if !matches!(child.try_wait(), Ok(None)) {
+            return; // reaped now (or not ours to reap)
+        }
+        // Reaped by a task of the runtime it was spawned in as soon as it
+        // exits; if that runtime is gone, or goes before the child does,
+        // by a later spawn or drop (the task's drop puts it on the list).
+        let reaper = Reaper {
+            child: Some(child),
+            exit: std::mem::replace(&mut self.exit, Exit::without_pidfd()),
+        };
+        match &self.runtime {
+            Some(runtime) => drop(runtime.spawn(reaper)),
+            None => drop(reaper),
+        }
+    }
+}
+
+/// A task that reaps a dropped child once it exits.
+struct Reaper {
+    /// `None` once reaped.
+    child: Option<std::process::Child>,
+    exit: Exit,
+}
+
+impl Future for Reaper {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        let this = &mut *self;
+        let Some(child) = this.child.as_mut() else {
+            return std::task::Poll::Ready(());
+        };
+        // On an error the child is left to the orphan list, on drop.
+        if std::task::ready!(this.exit.poll_exit(cx, child)).is_ok() {
+            this.child = None;
+        }
+        std::task::Poll::Ready(())
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.take() {
+            orphan(child);
+        }
     }
 }
 

@@ -148,6 +148,16 @@ macro_rules! reader {
             }
         }
 
+        impl TryFrom<$name> for std::process::Stdio {
+            type Error = io::Error;
+
+            /// The pipe as another child's standard stream (a pipeline),
+            /// in blocking mode again, as `std` gives it.
+            fn try_from(stream: $name) -> io::Result<std::process::Stdio> {
+                stream.into_owned_fd().map(std::process::Stdio::from)
+            }
+        }
+
         impl AsRawFd for $name {
             fn as_raw_fd(&self) -> RawFd {
                 self.io.get_ref().as_raw_fd()
@@ -354,6 +364,16 @@ impl tokio::io::AsyncWrite for ChildStdin {
     /// Does nothing: the child sees the end of its input on drop.
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
+    }
+}
+
+impl TryFrom<ChildStdin> for std::process::Stdio {
+    type Error = io::Error;
+
+    /// The pipe as another child's standard stream (a pipeline), in
+    /// blocking mode again, as `std` gives it.
+    fn try_from(stream: ChildStdin) -> io::Result<std::process::Stdio> {
+        stream.into_owned_fd().map(std::process::Stdio::from)
     }
 }
 
