@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant as StdInstant};
 
+use super::builder::ThreadHooks;
 use super::task::TaskRef;
 use super::Handle;
 use crate::coop;
@@ -45,6 +46,7 @@ struct PoolShared {
     keep_alive: Duration,
     thread_name: String,
     stack_size: Option<usize>,
+    hooks: ThreadHooks,
 }
 
 #[derive(Default)]
@@ -63,6 +65,7 @@ impl Pool {
         keep_alive: Duration,
         thread_name: String,
         stack_size: Option<usize>,
+        hooks: ThreadHooks,
     ) -> Pool {
         Pool {
             shared: Arc::new(PoolShared {
@@ -73,6 +76,7 @@ impl Pool {
                 keep_alive,
                 thread_name,
                 stack_size,
+                hooks,
             }),
         }
     }
@@ -133,7 +137,11 @@ impl Pool {
         builder.spawn(move || {
             POOL_THREAD.with(|pool| pool.set(Arc::as_ptr(&shared) as usize));
             let _entered = runtime.enter();
+            shared.hooks.started();
             shared.work_loop();
+            // After the thread counted itself out: a shutdown joins the
+            // threads (so waits for this) once none is counted.
+            shared.hooks.stopping();
         })
     }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::blocking;
 use super::park::Parker;
 use super::scheduler::{current, multi, Scheduler};
-use super::{Handle, Runtime};
+use super::{Handle, Runtime, RuntimeFlavor as Flavor};
 use crate::driver::{check_resolution, Driver, Role, TimerSlack};
 
 /// The runtime's default tick: deadlines round up to a multiple of it.
@@ -59,6 +59,45 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
+    hooks: ThreadHooks,
+}
+
+/// A thread hook: [`Builder::on_thread_start`] or
+/// [`Builder::on_thread_stop`].
+type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
+
+/// What every thread a runtime starts runs first and last: its workers
+/// (also one started by a `block_in_place` hand-off) and its blocking
+/// pool's threads. The thread that calls `block_on` is the caller's, not
+/// the runtime's: no hook runs there.
+#[derive(Clone, Default)]
+pub(crate) struct ThreadHooks {
+    start: Option<Hook>,
+    stop: Option<Hook>,
+}
+
+impl ThreadHooks {
+    /// Runs the start hook, if any: on the new thread, with the runtime
+    /// entered, before the thread does any work.
+    pub(crate) fn started(&self) {
+        run_hook(self.start.as_ref());
+    }
+
+    /// Runs the stop hook, if any: on the thread, with the runtime
+    /// entered, once it has done its last work.
+    pub(crate) fn stopping(&self) {
+        run_hook(self.stop.as_ref());
+    }
+}
+
+/// Runs `hook`. A panic in it is reported by the panic hook and goes no
+/// further: unwinding out of a runtime thread's first or last step would
+/// skip its accounting (a shutdown would then wait for a thread that is
+/// gone, or a worker's tasks would never be cancelled).
+fn run_hook(hook: Option<&Hook>) {
+    if let Some(hook) = hook {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook()));
+    }
 }
 
 impl Builder {
@@ -130,6 +169,7 @@ impl Builder {
             thread_stack_size: None,
             max_blocking_threads: 64,
             thread_keep_alive: Duration::from_secs(10),
+            hooks: ThreadHooks::default(),
         }
     }
 
@@ -357,6 +397,93 @@ impl Builder {
         self
     }
 
+    /// Runs `f` on every thread the runtime starts, on that thread, before
+    /// the thread does any work; like
+    /// `tokio::runtime::Builder::on_thread_start`.
+    ///
+    /// Those threads are a multi-thread runtime's workers (also a thread
+    /// that takes a worker over when a task calls
+    /// [`block_in_place`](crate::task::block_in_place)) and the blocking
+    /// pool's threads, of either flavor; not the thread that calls
+    /// [`block_on`](Runtime::block_on). `f` runs with the runtime entered
+    /// ([`Handle::current`] finds it). For bookkeeping: naming, pinning,
+    /// counting threads, setting up a thread-local. Calling this again
+    /// replaces the earlier `f`.
+    ///
+    /// A panic in `f` is reported by the panic hook, then ignored: the
+    /// thread goes on. (In tokio it ends the thread, which leaves its
+    /// runtime short of that thread.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = started.clone();
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .on_thread_start(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// // A current-thread runtime starts threads only for `spawn_blocking`.
+    /// assert_eq!(started.load(Ordering::SeqCst), 0);
+    /// rt.block_on(rt.spawn_blocking(|| ())).unwrap();
+    /// assert_eq!(started.load(Ordering::SeqCst), 1);
+    /// ```
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.start = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on every thread the runtime starts, on that thread, once it
+    /// has done its last work and just before it exits; like
+    /// `tokio::runtime::Builder::on_thread_stop`.
+    ///
+    /// The threads are those of
+    /// [`on_thread_start`](Builder::on_thread_start): each one that ran
+    /// the start hook runs this once, with the runtime entered. A blocking
+    /// thread stops when it has idled for
+    /// [`thread_keep_alive`](Builder::thread_keep_alive) or at the
+    /// runtime's shutdown; workers stop at the shutdown. Dropping the
+    /// runtime returns once every one of its threads has run this (after
+    /// [`Runtime::shutdown_timeout`], those still busy run it when they
+    /// finish). Calling this again replaces the earlier `f`; a panic in it
+    /// is reported, then ignored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let stopped = Arc::new(AtomicUsize::new(0));
+    /// let counter = stopped.clone();
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .on_thread_stop(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(rt.spawn_blocking(|| ())).unwrap();
+    /// drop(rt);
+    /// // Two workers and one blocking thread.
+    /// assert_eq!(stopped.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.stop = Some(Arc::new(f));
+        self
+    }
+
     /// Builds the runtime: its event loop (an epoll instance, an eventfd
     /// and, on Linux, a timerfd), its timer driver if enabled, and its
     /// blocking pool (no thread until first used).
@@ -380,6 +507,7 @@ impl Builder {
             self.thread_keep_alive,
             self.name_or("lawn-rt-blocking"),
             self.thread_stack_size,
+            self.hooks.clone(),
         );
         let inner = match self.flavor {
             Flavor::CurrentThread => self.build_current_thread(blocking)?,
@@ -392,6 +520,7 @@ impl Builder {
                         .then_some((self.timer_resolution, self.timer_slack)),
                     thread_name: self.name_or("lawn-rt-worker"),
                     stack_size: self.thread_stack_size,
+                    hooks: self.hooks.clone(),
                 },
                 blocking,
             )?,
@@ -471,14 +600,10 @@ impl fmt::Debug for Builder {
             .field("thread_name", &self.thread_name)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("thread_keep_alive", &self.thread_keep_alive)
+            .field("on_thread_start", &self.hooks.start.is_some())
+            .field("on_thread_stop", &self.hooks.stop.is_some())
             .finish()
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Flavor {
-    CurrentThread,
-    MultiThread,
 }
 
 /// One worker per CPU the process may use (1 if that cannot be told).

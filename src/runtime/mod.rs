@@ -129,6 +129,38 @@ pub struct EnterGuard<'a> {
     _runtime: context::HandleGuard,
 }
 
+/// Which scheduler a runtime runs; what [`Handle::runtime_flavor`]
+/// gives; like `tokio::runtime::RuntimeFlavor`.
+///
+/// More flavors may come, so a `match` on it needs a `_` arm outside this
+/// crate (as with tokio's).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::{Builder, Handle, RuntimeFlavor};
+///
+/// let rt = Builder::new_current_thread().build().unwrap();
+/// let flavor = rt.block_on(async { Handle::current().runtime_flavor() });
+/// assert_eq!(flavor, RuntimeFlavor::CurrentThread);
+/// // A multi-thread runtime's handle only: `block_in_place` needs one.
+/// let can_block_in_place = match flavor {
+///     RuntimeFlavor::MultiThread => true,
+///     _ => false,
+/// };
+/// assert!(!can_block_in_place);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RuntimeFlavor {
+    /// Every task runs on the thread in [`Runtime::block_on`]
+    /// ([`Builder::new_current_thread`]).
+    CurrentThread,
+    /// Tasks run on a pool of worker threads
+    /// ([`Builder::new_multi_thread`], [`Runtime::new`]).
+    MultiThread,
+}
+
 /// The error [`Handle::try_current`] gives outside a runtime.
 ///
 /// # Examples
@@ -432,6 +464,24 @@ impl Handle {
         );
         let _entered = self.enter();
         self.inner.block_on(future)
+    }
+
+    /// The flavor of this handle's runtime; like
+    /// `tokio::runtime::Handle::runtime_flavor`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::{Builder, RuntimeFlavor};
+    ///
+    /// let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    /// assert_eq!(rt.handle().runtime_flavor(), RuntimeFlavor::MultiThread);
+    /// ```
+    pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        match self.inner {
+            Scheduler::Current(_) => RuntimeFlavor::CurrentThread,
+            Scheduler::Multi(_) => RuntimeFlavor::MultiThread,
+        }
     }
 
     /// Enters the runtime on this thread; see [`Runtime::enter`].

@@ -74,6 +74,7 @@ use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
 use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
 use crate::runtime::blocking;
+use crate::runtime::builder::ThreadHooks;
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
 use crate::runtime::park::{Parker, Unpark};
@@ -109,6 +110,8 @@ pub(crate) struct MultiThread {
     /// How a worker's thread is made (also by a hand-off).
     thread_name: String,
     stack_size: Option<usize>,
+    /// What each of its threads runs first and last.
+    hooks: ThreadHooks,
     /// The blocking pool's shutdown timeout, for the worker that cleans up
     /// when `Runtime::drop` cannot (it runs on a worker).
     pending_blocking: Mutex<Option<Option<Duration>>>,
@@ -178,6 +181,7 @@ pub(crate) struct Config {
     pub(crate) time: Option<(Duration, TimerSlack)>,
     pub(crate) thread_name: String,
     pub(crate) stack_size: Option<usize>,
+    pub(crate) hooks: ThreadHooks,
 }
 
 impl MultiThread {
@@ -227,6 +231,7 @@ impl MultiThread {
             spares: Mutex::new(Vec::new()),
             thread_name: config.thread_name,
             stack_size: config.stack_size,
+            hooks: config.hooks,
             pending_blocking: Mutex::new(None),
         });
         let scheduler = super::Scheduler::Multi(shared.clone());
@@ -276,11 +281,18 @@ impl MultiThread {
         // still here.
         let slot = Arc::new(Mutex::new(Some((core, local))));
         let parts = slot.clone();
+        let hooks = self.hooks.clone();
         builder
             .spawn(move || {
                 let taken = lock(&parts).take();
                 if let Some((core, local)) = taken {
-                    run_worker(handle, core, local);
+                    // Each hook runs with the runtime entered, as tokio's.
+                    let entered = handle.enter();
+                    hooks.started();
+                    drop(entered);
+                    run_worker(handle.clone(), core, local);
+                    let _entered = handle.enter();
+                    hooks.stopping();
                 }
             })
             .map_err(|error| {
