@@ -76,6 +76,14 @@ pub(crate) struct ThreadHooks {
     stop: Option<Hook>,
 }
 
+// Declared unwind-safe, so that a `Runtime` and its `Handle` stay so (as
+// tokio's are; `tests/auto_traits`) with hooks set: the runtime only calls
+// them, each under its own `catch_unwind`, and reads nothing they could
+// leave half-updated. What a hook captures is the caller's to keep
+// consistent, as with any closure.
+impl std::panic::UnwindSafe for ThreadHooks {}
+impl std::panic::RefUnwindSafe for ThreadHooks {}
+
 impl ThreadHooks {
     /// Runs the start hook, if any: on the new thread, with the runtime
     /// entered, before the thread does any work.
