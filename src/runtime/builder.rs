@@ -17,6 +17,9 @@ use crate::driver::{check_resolution, Driver, Role, TimerSlack};
 /// the timers' slack ([`TimerSlack`]), not by the tick.
 pub const DEFAULT_TIMER_RESOLUTION: Duration = Duration::from_micros(1);
 
+/// [`Builder::max_io_events_per_tick`]'s default, tokio's.
+const DEFAULT_MAX_IO_EVENTS_PER_TICK: usize = 1024;
+
 /// Builds a [`Runtime`] with custom settings; like `tokio::runtime::Builder`.
 ///
 /// Impossible settings (a timer resolution of zero or above one second,
@@ -59,6 +62,7 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
+    max_io_events_per_tick: usize,
     hooks: ThreadHooks,
 }
 
@@ -177,6 +181,7 @@ impl Builder {
             thread_stack_size: None,
             max_blocking_threads: 64,
             thread_keep_alive: Duration::from_secs(10),
+            max_io_events_per_tick: DEFAULT_MAX_IO_EVENTS_PER_TICK,
             hooks: ThreadHooks::default(),
         }
     }
@@ -405,6 +410,45 @@ impl Builder {
         self
     }
 
+    /// The most I/O events a park loop takes from its `mio::Poll` at once
+    /// (default 1024, as tokio's); like
+    /// `tokio::runtime::Builder::max_io_events_per_tick`.
+    ///
+    /// Sockets are registered edge-triggered: the events of sockets that
+    /// did not fit are returned by the next poll, so every socket is still
+    /// served, in later turns of the loop. Smaller: shorter turns, less
+    /// memory per thread (each slot is 12 bytes); larger: fewer system
+    /// calls when many sockets are ready at once.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0, as tokio's does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(64)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     let socket = lawn_rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     socket.send_to(b"hi", socket.local_addr().unwrap()).await.unwrap();
+    ///     let mut buf = [0; 2];
+    ///     assert_eq!(socket.recv_from(&mut buf).await.unwrap().0, 2);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(
+            capacity > 0,
+            "lawn_rt: `max_io_events_per_tick` must be greater than 0"
+        );
+        self.max_io_events_per_tick = capacity;
+        self
+    }
+
     /// Runs `f` on every thread the runtime starts, on that thread, before
     /// the thread does any work; like
     /// `tokio::runtime::Builder::on_thread_start`.
@@ -529,6 +573,7 @@ impl Builder {
                     thread_name: self.name_or("lawn-rt-worker"),
                     stack_size: self.thread_stack_size,
                     hooks: self.hooks.clone(),
+                    max_io_events: self.max_io_events_per_tick,
                 },
                 blocking,
             )?,
@@ -537,7 +582,7 @@ impl Builder {
     }
 
     fn build_current_thread(&self, blocking: blocking::Pool) -> io::Result<Scheduler> {
-        let (parker, unpark, io) = Parker::new(self.enable_io)?;
+        let (parker, unpark, io) = Parker::new(self.enable_io, self.max_io_events_per_tick)?;
         let time = self.enable_time.then(|| {
             let unpark = unpark.clone();
             let driver = Driver::for_runtime(
@@ -608,6 +653,7 @@ impl fmt::Debug for Builder {
             .field("thread_name", &self.thread_name)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("thread_keep_alive", &self.thread_keep_alive)
+            .field("max_io_events_per_tick", &self.max_io_events_per_tick)
             .field("on_thread_start", &self.hooks.start.is_some())
             .field("on_thread_stop", &self.hooks.stop.is_some())
             .finish()

@@ -66,9 +66,14 @@ impl Unpark {
 
 impl Parker {
     /// A parker, its unpark handle, and (if `enable_io`) the I/O driver
-    /// whose sockets register with its poll.
+    /// whose sockets register with its poll; a poll takes at most
+    /// `max_events` events (`Builder::max_io_events_per_tick`, at least 1:
+    /// the sockets' events that do not fit come with the next poll, as
+    /// they are registered edge-triggered and stay on epoll's ready list
+    /// until reported).
     pub(crate) fn new(
         enable_io: bool,
+        max_events: usize,
     ) -> std::io::Result<(Parker, Unpark, Option<Arc<io::Driver>>)> {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
@@ -80,7 +85,7 @@ impl Parker {
         };
         let parker = Parker {
             poll,
-            events: Events::with_capacity(256),
+            events: Events::with_capacity(max_events.max(1)),
             #[cfg(any(target_os = "linux", target_os = "android"))]
             timer,
             io: io.clone(),

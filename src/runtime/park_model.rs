@@ -39,9 +39,11 @@ impl Unpark {
 }
 
 impl Parker {
-    /// A parker and its unpark handle; I/O cannot be enabled under loom.
+    /// A parker and its unpark handle; I/O cannot be enabled under loom
+    /// (so there are no events to take: `_max_events` is not used).
     pub(crate) fn new(
         enable_io: bool,
+        _max_events: usize,
     ) -> std::io::Result<(Parker, Unpark, Option<Arc<io::Driver>>)> {
         if enable_io {
             return Err(std::io::Error::new(

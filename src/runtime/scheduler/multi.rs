@@ -182,6 +182,8 @@ pub(crate) struct Config {
     pub(crate) thread_name: String,
     pub(crate) stack_size: Option<usize>,
     pub(crate) hooks: ThreadHooks,
+    /// The capacity of each worker's `mio::Events`.
+    pub(crate) max_io_events: usize,
 }
 
 impl MultiThread {
@@ -191,7 +193,7 @@ impl MultiThread {
         let mut remotes = Vec::with_capacity(config.workers);
         let mut cores = Vec::with_capacity(config.workers);
         for index in 0..config.workers {
-            let (parker, unpark, io) = Parker::new(config.enable_io)?;
+            let (parker, unpark, io) = Parker::new(config.enable_io, config.max_io_events)?;
             let time = config.time.map(|(resolution, slack)| {
                 let unpark = unpark.clone();
                 Driver::for_runtime(role, resolution, slack, Box::new(move || unpark.unpark()))
