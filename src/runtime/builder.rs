@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::blocking;
 use super::park::Parker;
-use super::scheduler::{current, multi, Scheduler};
+use super::scheduler::{current, multi, Intervals, Scheduler};
 use super::{Handle, Runtime, RuntimeFlavor as Flavor};
 use crate::driver::{check_resolution, Driver, Role, TimerSlack};
 
@@ -62,6 +62,7 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
+    intervals: Intervals,
     max_io_events_per_tick: usize,
     hooks: ThreadHooks,
 }
@@ -181,6 +182,7 @@ impl Builder {
             thread_stack_size: None,
             max_blocking_threads: 64,
             thread_keep_alive: Duration::from_secs(10),
+            intervals: Intervals::DEFAULT,
             max_io_events_per_tick: DEFAULT_MAX_IO_EVENTS_PER_TICK,
             hooks: ThreadHooks::default(),
         }
@@ -410,6 +412,82 @@ impl Builder {
         self
     }
 
+    /// How many tasks a park loop runs between two looks at its timers
+    /// and I/O events (default 61, as tokio's); like
+    /// `tokio::runtime::Builder::event_interval`.
+    ///
+    /// A tick is one poll of a task. After `ticks` of them in a row (or
+    /// sooner, when it runs out of tasks), a thread polls its `mio::Poll`
+    /// without blocking, fires its due timers and lets the tasks that
+    /// yielded run again. Lower: I/O, timers and yielding tasks are seen
+    /// sooner while tasks keep the thread busy, for a system call more
+    /// often. Higher: fewer system calls when tasks finish their polls
+    /// quickly. Also the most tasks a multi-thread worker takes from the
+    /// shared queue at once.
+    ///
+    /// # Panics
+    ///
+    /// If `ticks` is 0 (a loop that never looks at its events would never
+    /// see a timer or a socket), as tokio's does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_all()
+    ///     .event_interval(31)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(lawn_rt::time::sleep(std::time::Duration::from_millis(1)));
+    /// ```
+    #[track_caller]
+    pub fn event_interval(&mut self, ticks: u32) -> &mut Builder {
+        assert!(
+            ticks > 0,
+            "lawn_rt: `event_interval` must be greater than 0 (a scheduler that never looks \
+             at its timers and I/O would never see them)"
+        );
+        self.intervals.event = ticks;
+        self
+    }
+
+    /// How often a park loop takes its next task from the shared queue
+    /// first (default 31, for both flavors); like
+    /// `tokio::runtime::Builder::global_queue_interval`.
+    ///
+    /// A thread that runs tasks has a queue of its own (tasks spawned or
+    /// woken on it) and the runtime's shared queue (tasks spawned or woken
+    /// from other threads). It takes its own first, except on every
+    /// `ticks`-th task (a tick is one poll of a task), when it looks at
+    /// the shared queue first. `1` looks at the shared queue first every
+    /// time: tasks from elsewhere run before those already queued here.
+    /// Lower: fairer to tasks from other threads, for a lock taken more
+    /// often; higher: already-claimed work goes first.
+    ///
+    /// # Panics
+    ///
+    /// If `ticks` is 0, as tokio's does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .global_queue_interval(1)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(rt.spawn(async { 3 })).unwrap(), 3);
+    /// ```
+    #[track_caller]
+    pub fn global_queue_interval(&mut self, ticks: u32) -> &mut Builder {
+        assert!(
+            ticks > 0,
+            "lawn_rt: `global_queue_interval` must be greater than 0"
+        );
+        self.intervals.global_queue = ticks;
+        self
+    }
+
     /// The most I/O events a park loop takes from its `mio::Poll` at once
     /// (default 1024, as tokio's); like
     /// `tokio::runtime::Builder::max_io_events_per_tick`.
@@ -573,6 +651,7 @@ impl Builder {
                     thread_name: self.name_or("lawn-rt-worker"),
                     stack_size: self.thread_stack_size,
                     hooks: self.hooks.clone(),
+                    intervals: self.intervals,
                     max_io_events: self.max_io_events_per_tick,
                 },
                 blocking,
@@ -596,7 +675,7 @@ impl Builder {
             }
             driver
         });
-        let inner = current::CurrentThread::new(parker, unpark, time, blocking, io);
+        let inner = current::CurrentThread::new(parker, unpark, time, blocking, io, self.intervals);
         Ok(Scheduler::Current(Arc::new(inner)))
     }
 
@@ -653,6 +732,8 @@ impl fmt::Debug for Builder {
             .field("thread_name", &self.thread_name)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("thread_keep_alive", &self.thread_keep_alive)
+            .field("event_interval", &self.intervals.event)
+            .field("global_queue_interval", &self.intervals.global_queue)
             .field("max_io_events_per_tick", &self.max_io_events_per_tick)
             .field("on_thread_start", &self.hooks.start.is_some())
             .field("on_thread_stop", &self.hooks.stop.is_some())

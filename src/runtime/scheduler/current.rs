@@ -3,7 +3,9 @@
 //! ```text
 //! loop {
 //!     poll the block_on future if it was woken
-//!     run up to EVENT_INTERVAL ready tasks (each under a coop budget)
+//!     run up to `event_interval` ready tasks (each under a coop budget):
+//!         the local queue first, the inject queue first on every
+//!         `global_queue_interval`-th
 //!     park: block until the next timer deadline (timerfd) or a wake-up if
 //!           nothing is ready, else only look for events (timeout zero)
 //!     fire every due timer (their tasks land in the local queue)
@@ -32,7 +34,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
-use super::{poll_budgeted, survive};
+use super::{poll_budgeted, survive, InjectTurn, Intervals};
 use crate::driver::{Driver, Handle as TimeHandle, Park};
 use crate::loom::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::{lock, wait, Condvar, Mutex};
@@ -41,12 +43,6 @@ use crate::runtime::context;
 use crate::runtime::io;
 use crate::runtime::park::{Parker, Unpark};
 use crate::runtime::task::{Schedule, TaskRef};
-
-/// Tasks run between two looks at timers and I/O (tokio's figure).
-const EVENT_INTERVAL: u32 = 61;
-/// Every this many tasks, the inject queue goes first (fairness for tasks
-/// woken from other threads).
-const INJECT_INTERVAL: u32 = 31;
 
 /// A current-thread scheduler: what its handles share (the driving
 /// thread's own part is [`Core`]).
@@ -73,6 +69,7 @@ pub(crate) struct CurrentThread {
     pending_shutdown: Mutex<Option<Option<Duration>>>,
     /// The I/O driver (`None`: built without `enable_io`).
     pub(crate) io: Option<Arc<io::Driver>>,
+    intervals: Intervals,
 }
 
 struct Inject {
@@ -86,6 +83,8 @@ struct Inject {
 pub(crate) struct Core {
     parker: Parker,
     queue: VecDeque<TaskRef>,
+    /// When the inject queue next goes first.
+    inject_turn: InjectTurn,
 }
 
 impl CurrentThread {
@@ -95,6 +94,7 @@ impl CurrentThread {
         time: Option<Driver>,
         blocking: blocking::Pool,
         io: Option<Arc<io::Driver>>,
+        intervals: Intervals,
     ) -> CurrentThread {
         CurrentThread {
             inject: Mutex::new(Inject {
@@ -107,6 +107,7 @@ impl CurrentThread {
             seat: Mutex::new(Some(Core {
                 parker,
                 queue: VecDeque::new(),
+                inject_turn: InjectTurn::new(intervals.global_queue),
             })),
             seat_free: Condvar::new(),
             seat_waiters: AtomicUsize::new(0),
@@ -116,6 +117,7 @@ impl CurrentThread {
             blocking_inflight: AtomicUsize::new(0),
             pending_shutdown: Mutex::new(None),
             io,
+            intervals,
         }
     }
 
@@ -227,23 +229,37 @@ impl CurrentThread {
                 }
             }
             let mut ran = 0;
+            let event_interval = self.intervals.event;
+            let mut turn = core.inject_turn;
             // Tasks run even if the block_on future was woken meanwhile:
             // one that wakes itself must not starve them.
-            while ran < EVENT_INTERVAL {
-                let Some(task) = self.next_task(ran) else {
+            while ran < event_interval {
+                let Some(task) = self.next_task(&mut turn) else {
                     break;
                 };
                 task.run();
                 ran += 1;
             }
+            core.inject_turn = turn;
             let idle = !self.has_ready_work(&signal.woken);
             self.park(core, idle, &signal.woken);
         }
     }
 
-    fn next_task(&self, ran: u32) -> Option<TaskRef> {
+    /// The next task to run: from the local queue, or from the inject
+    /// queue first on every `global_queue_interval`-th task.
+    #[inline]
+    fn next_task(&self, turn: &mut InjectTurn) -> Option<TaskRef> {
+        let task = self.find_task(turn.due());
+        if task.is_some() {
+            turn.taken(self.intervals.global_queue);
+        }
+        task
+    }
+
+    fn find_task(&self, inject_first: bool) -> Option<TaskRef> {
         let id = self.id();
-        if ran % INJECT_INTERVAL == INJECT_INTERVAL - 1 && self.inject_len.load(Relaxed) > 0 {
+        if inject_first && self.inject_len.load(Relaxed) > 0 {
             if let Some(task) = self.pop_inject() {
                 return Some(task);
             }

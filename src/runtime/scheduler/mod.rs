@@ -21,6 +21,64 @@ use super::task::Schedule;
 use crate::coop;
 use crate::driver::Driver;
 
+/// How often a park loop looks elsewhere than at its own run queue
+/// (`Builder::event_interval` and `Builder::global_queue_interval`): read
+/// from a plain field on each turn, fixed when the runtime is built.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Intervals {
+    /// Tasks run between two looks at timers and I/O (at least 1).
+    pub(crate) event: u32,
+    /// Every this many tasks, the shared (inject) queue goes first (at
+    /// least 1), for fairness to tasks woken from other threads.
+    pub(crate) global_queue: u32,
+}
+
+impl Intervals {
+    /// tokio's figures (its current-thread scheduler's, for the second).
+    pub(crate) const DEFAULT: Intervals = Intervals {
+        event: 61,
+        global_queue: 31,
+    };
+}
+
+/// Counts a park loop's ticks (tasks taken to run) down to the next one
+/// that is taken from the shared queue first: a compare and a decrement
+/// per task, no division. A look that finds no task is no tick, so the
+/// count does not depend on how often a thread woke up idle. A loop keeps
+/// it in a local while it runs a batch (a register, not a store after
+/// every task), and puts it back after.
+#[derive(Clone, Copy)]
+pub(crate) struct InjectTurn {
+    /// Ticks up to and including the next shared-queue-first one (at
+    /// least 1).
+    left: u32,
+}
+
+impl InjectTurn {
+    /// The first shared-queue-first tick is the `interval`-th.
+    pub(crate) fn new(interval: u32) -> InjectTurn {
+        InjectTurn {
+            left: interval.max(1),
+        }
+    }
+
+    /// Whether the next task is to come from the shared queue first.
+    #[inline]
+    pub(crate) fn due(&self) -> bool {
+        self.left <= 1
+    }
+
+    /// Counts a task taken (from either queue).
+    #[inline]
+    pub(crate) fn taken(&mut self, interval: u32) {
+        self.left = if self.left <= 1 {
+            interval
+        } else {
+            self.left - 1
+        };
+    }
+}
+
 /// A runtime's scheduler, of either flavor.
 #[derive(Clone)]
 pub(crate) enum Scheduler {

@@ -5,9 +5,9 @@
 //!
 //! ```text
 //! worker i, loop {
-//!     run up to EVENT_INTERVAL tasks: its own queue first (the inject queue
-//!         every INJECT_INTERVAL-th time), then the inject queue, then half
-//!         of another worker's queue
+//!     run up to `event_interval` tasks: its own queue first (the inject
+//!         queue on every `global_queue_interval`-th), then the inject
+//!         queue, then half of another worker's queue
 //!     park if it found nothing: block in its Poll until its shard's next
 //!         timer (timerfd), an I/O event, or a wake-up; else look for events
 //!     fire its shard's due timers (their tasks land in its queue)
@@ -69,6 +69,7 @@ use std::time::{Duration, Instant as StdInstant};
 use super::owned::Owned;
 use super::poll_budgeted;
 use super::survive;
+use super::{InjectTurn, Intervals};
 use crate::driver::{Driver, Park, Role, ShardGroup, TimerSlack};
 use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
@@ -79,11 +80,6 @@ use crate::runtime::context;
 use crate::runtime::io as io_driver;
 use crate::runtime::park::{Parker, Unpark};
 use crate::runtime::task::{Schedule, TaskRef};
-
-/// Tasks run between two looks at timers and I/O (as current-thread).
-const EVENT_INTERVAL: u32 = 61;
-/// Every this many tasks, the inject queue goes first.
-const INJECT_INTERVAL: u32 = 31;
 
 /// A multi-thread scheduler: the state every worker and handle shares.
 pub(crate) struct MultiThread {
@@ -112,6 +108,7 @@ pub(crate) struct MultiThread {
     stack_size: Option<usize>,
     /// What each of its threads runs first and last.
     hooks: ThreadHooks,
+    intervals: Intervals,
     /// The blocking pool's shutdown timeout, for the worker that cleans up
     /// when `Runtime::drop` cannot (it runs on a worker).
     pending_blocking: Mutex<Option<Option<Duration>>>,
@@ -171,6 +168,8 @@ struct Core {
     parker: Parker,
     /// Where the next steal looks first.
     steal_from: usize,
+    /// When the inject queue next goes first.
+    inject_turn: InjectTurn,
 }
 
 /// How the workers are made (from the builder's settings).
@@ -182,6 +181,7 @@ pub(crate) struct Config {
     pub(crate) thread_name: String,
     pub(crate) stack_size: Option<usize>,
     pub(crate) hooks: ThreadHooks,
+    pub(crate) intervals: Intervals,
     /// The capacity of each worker's `mio::Events`.
     pub(crate) max_io_events: usize,
 }
@@ -209,6 +209,7 @@ impl MultiThread {
                 index,
                 parker,
                 steal_from: index + 1,
+                inject_turn: InjectTurn::new(config.intervals.global_queue),
             }));
         }
         let shared = Arc::new(MultiThread {
@@ -234,6 +235,7 @@ impl MultiThread {
             thread_name: config.thread_name,
             stack_size: config.stack_size,
             hooks: config.hooks,
+            intervals: config.intervals,
             pending_blocking: Mutex::new(None),
         });
         let scheduler = super::Scheduler::Multi(shared.clone());
@@ -392,7 +394,7 @@ impl MultiThread {
         let len = inject.queue.len();
         let take = len
             .div_ceil(self.workers.len())
-            .min(EVENT_INTERVAL as usize);
+            .min(self.intervals.event as usize);
         let mut taken: VecDeque<TaskRef> = inject.queue.drain(..take).collect();
         self.inject_len.store(inject.queue.len(), SeqCst);
         drop(inject);
@@ -437,15 +439,23 @@ impl MultiThread {
         remote.len.store(queue.len(), SeqCst);
     }
 
-    fn next_task(&self, core: &mut Core, ran: u32) -> Option<TaskRef> {
-        if ran % INJECT_INTERVAL == INJECT_INTERVAL - 1 {
-            if let Some(task) = self.pop_inject(core.index) {
-                return Some(task);
-            }
+    /// The next task to run: from this worker's queue (the inject queue
+    /// first on every `global_queue_interval`-th task), else the inject
+    /// queue, else another worker's.
+    #[inline]
+    fn next_task(&self, core: &mut Core, turn: &mut InjectTurn) -> Option<TaskRef> {
+        let mut task = None;
+        if turn.due() {
+            task = self.pop_inject(core.index);
         }
-        self.pop_local(core.index)
+        let task = task
+            .or_else(|| self.pop_local(core.index))
             .or_else(|| self.pop_inject(core.index))
-            .or_else(|| self.steal(core))
+            .or_else(|| self.steal(core));
+        if task.is_some() {
+            turn.taken(self.intervals.global_queue);
+        }
+        task
     }
 
     /// Whether any queue holds a task (a hint, read without locks).
@@ -458,14 +468,17 @@ impl MultiThread {
     fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
         while !self.is_shutdown() {
             let mut ran = 0;
-            while ran < EVENT_INTERVAL {
-                let Some(task) = self.next_task(&mut core, ran) else {
+            let event_interval = self.intervals.event;
+            let mut turn = core.inject_turn;
+            while ran < event_interval {
+                let Some(task) = self.next_task(&mut core, &mut turn) else {
                     break;
                 };
                 core = run_task(core, task)?;
                 ran += 1;
             }
-            let idle = ran < EVENT_INTERVAL
+            core.inject_turn = turn;
+            let idle = ran < event_interval
                 && context::with_local(self.id(), |l| l.deferred.is_empty()).unwrap_or(true);
             self.park(&mut core, idle);
         }
