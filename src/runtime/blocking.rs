@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant as StdInstant};
 
-use super::builder::ThreadHooks;
+use super::builder::{ThreadHooks, ThreadSpec};
 use super::task::TaskRef;
 use super::Handle;
 use crate::coop;
@@ -44,8 +44,8 @@ struct PoolShared {
     exited: Condvar,
     max_threads: usize,
     keep_alive: Duration,
-    thread_name: String,
-    stack_size: Option<usize>,
+    /// How a thread is started (its name and stack size).
+    threads: ThreadSpec,
     hooks: ThreadHooks,
 }
 
@@ -63,8 +63,7 @@ impl Pool {
     pub(crate) fn new(
         max_threads: usize,
         keep_alive: Duration,
-        thread_name: String,
-        stack_size: Option<usize>,
+        threads: ThreadSpec,
         hooks: ThreadHooks,
     ) -> Pool {
         Pool {
@@ -74,8 +73,7 @@ impl Pool {
                 exited: Condvar::new(),
                 max_threads,
                 keep_alive,
-                thread_name,
-                stack_size,
+                threads,
                 hooks,
             }),
         }
@@ -130,11 +128,7 @@ impl Pool {
 
     fn start_thread(&self, runtime: Handle) -> io::Result<thread::JoinHandle<()>> {
         let shared = self.shared.clone();
-        let mut builder = thread::Builder::new().name(self.shared.thread_name.clone());
-        if let Some(size) = self.shared.stack_size {
-            builder = builder.stack_size(size);
-        }
-        builder.spawn(move || {
+        self.shared.threads.builder()?.spawn(move || {
             POOL_THREAD.with(|pool| pool.set(Arc::as_ptr(&shared) as usize));
             let _entered = runtime.enter();
             shared.hooks.started();

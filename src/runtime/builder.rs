@@ -58,13 +58,85 @@ pub struct Builder {
     start_paused: bool,
     /// `None`: `lawn-rt-worker` for workers, `lawn-rt-blocking` for the
     /// blocking pool.
-    thread_name: Option<String>,
+    thread_name: Option<ThreadName>,
     thread_stack_size: Option<usize>,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
     intervals: Intervals,
     max_io_events_per_tick: usize,
     hooks: ThreadHooks,
+}
+
+/// What makes a thread name: [`Builder::thread_name`] or
+/// [`Builder::thread_name_fn`].
+type NameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
+
+/// How the runtime names a thread it starts.
+#[derive(Clone)]
+pub(crate) enum ThreadName {
+    /// One name for every thread (checked by [`Builder::build`]).
+    Fixed(String),
+    /// A name made for each thread, on the thread that starts it.
+    Made(NameFn),
+}
+
+// Declared unwind-safe for the reason `ThreadHooks` is: the runtime only
+// calls the function, under its own `catch_unwind`, and keeps nothing it
+// returns if it panics.
+impl std::panic::UnwindSafe for ThreadName {}
+impl std::panic::RefUnwindSafe for ThreadName {}
+
+impl fmt::Debug for ThreadName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ThreadName::Fixed(name) => fmt::Debug::fmt(name, f),
+            ThreadName::Made(_) => f.write_str("<thread_name_fn>"),
+        }
+    }
+}
+
+/// How every thread of a runtime is started: its name and stack size.
+#[derive(Clone)]
+pub(crate) struct ThreadSpec {
+    name: ThreadName,
+    stack_size: Option<usize>,
+}
+
+impl ThreadSpec {
+    /// A `thread::Builder` for the next thread, named (by the
+    /// [`Builder::thread_name_fn`] function, if set: called once per
+    /// thread, here) and sized.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` if the function made a name with a NUL byte (which
+    /// `std` would panic on), `Other` if it panicked: the caller's
+    /// failure to start a thread, as for an error of the OS.
+    pub(crate) fn builder(&self) -> io::Result<crate::loom::thread::Builder> {
+        let name = match &self.name {
+            // Checked by `Builder::build`.
+            ThreadName::Fixed(name) => name.clone(),
+            ThreadName::Made(make) => {
+                let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| make()))
+                    .map_err(|_| io::Error::other("the `thread_name_fn` function panicked"))?;
+                if made.contains('\0') {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "`thread_name_fn` returned a name with a NUL byte, which no thread \
+                             can have: {made:?}"
+                        ),
+                    ));
+                }
+                made
+            }
+        };
+        let builder = crate::loom::thread::Builder::new().name(name);
+        Ok(match self.stack_size {
+            Some(size) => builder.stack_size(size),
+            None => builder,
+        })
+    }
 }
 
 /// A thread hook: [`Builder::on_thread_start`] or
@@ -343,7 +415,10 @@ impl Builder {
     }
 
     /// The name of the runtime's threads: its workers' and its blocking
-    /// pool's (default `lawn-rt-worker` and `lawn-rt-blocking`).
+    /// pool's (default `lawn-rt-worker` and `lawn-rt-blocking`). Replaces a
+    /// [`thread_name_fn`](Builder::thread_name_fn) set before (the later
+    /// call wins). A name with a NUL byte makes [`build`](Builder::build)
+    /// fail.
     ///
     /// # Examples
     ///
@@ -358,7 +433,69 @@ impl Builder {
     /// assert_eq!(name.unwrap().as_deref(), Some("my-blocking"));
     /// ```
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
-        self.thread_name = Some(name.into());
+        self.thread_name = Some(ThreadName::Fixed(name.into()));
+        self
+    }
+
+    /// Names the runtime's threads with what `f` returns: called once for
+    /// each thread the runtime starts, just before it starts it, on the
+    /// thread that starts it; like `tokio::runtime::Builder::thread_name_fn`.
+    ///
+    /// Those threads are those of [`thread_name`](Builder::thread_name): a
+    /// multi-thread runtime's workers (named as [`build`](Builder::build)
+    /// starts them), a thread that takes a worker over when a task calls
+    /// [`block_in_place`](crate::task::block_in_place), and the blocking
+    /// pool's threads of either flavor. `thread_name` and `thread_name_fn`
+    /// set the same thing: the later call wins.
+    ///
+    /// `f` may run while the runtime holds some of its own locks: it
+    /// should make a name and nothing else (spawning onto the runtime from
+    /// it may deadlock).
+    ///
+    /// # Errors
+    ///
+    /// A name `f` returns with a NUL byte in it (which no thread can be
+    /// given), or a panic in `f` (reported by the panic hook), fails the
+    /// start of that thread with an [`io::Error`] (`InvalidInput` for the
+    /// NUL byte, naming it): then [`build`](Builder::build) of a
+    /// multi-thread runtime returns it, a
+    /// [`spawn_blocking`](crate::task::spawn_blocking) that finds no pool
+    /// thread running panics with it (as for any failure to start a
+    /// thread; with a thread running, the task waits for it), and a
+    /// `block_in_place` hand-off keeps the worker on its thread (the
+    /// closure runs there, blocking that worker). A fixed
+    /// [`thread_name`](Builder::thread_name) with a NUL byte is refused by
+    /// `build` instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// static NEXT: AtomicUsize = AtomicUsize::new(0);
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .thread_name_fn(|| format!("svc-{}", NEXT.fetch_add(1, Ordering::SeqCst)))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = rt.block_on(rt.spawn(async {
+    ///     std::thread::current().name().map(str::to_owned)
+    /// }));
+    /// let name = name.unwrap().unwrap();
+    /// assert!(name == "svc-0" || name == "svc-1", "{name}");
+    ///
+    /// // A name no thread can have: the worker cannot start.
+    /// let err = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .thread_name_fn(|| "nul\0byte".to_string())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    /// ```
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name = Some(ThreadName::Made(Arc::new(f)));
         self
     }
 
@@ -635,8 +772,7 @@ impl Builder {
         let blocking = blocking::Pool::new(
             self.max_blocking_threads,
             self.thread_keep_alive,
-            self.name_or("lawn-rt-blocking"),
-            self.thread_stack_size,
+            self.spec("lawn-rt-blocking"),
             self.hooks.clone(),
         );
         let inner = match self.flavor {
@@ -648,8 +784,7 @@ impl Builder {
                     time: self
                         .enable_time
                         .then_some((self.timer_resolution, self.timer_slack)),
-                    thread_name: self.name_or("lawn-rt-worker"),
-                    stack_size: self.thread_stack_size,
+                    threads: self.spec("lawn-rt-worker"),
                     hooks: self.hooks.clone(),
                     intervals: self.intervals,
                     max_io_events: self.max_io_events_per_tick,
@@ -679,10 +814,16 @@ impl Builder {
         Ok(Scheduler::Current(Arc::new(inner)))
     }
 
-    fn name_or(&self, default: &str) -> String {
-        self.thread_name
-            .clone()
-            .unwrap_or_else(|| default.to_string())
+    /// How the runtime's threads are started; `default`: their name if
+    /// none was set.
+    fn spec(&self, default: &str) -> ThreadSpec {
+        ThreadSpec {
+            name: self
+                .thread_name
+                .clone()
+                .unwrap_or_else(|| ThreadName::Fixed(default.to_string())),
+            stack_size: self.thread_stack_size,
+        }
     }
 
     fn check(&self) -> io::Result<()> {
@@ -710,10 +851,12 @@ impl Builder {
         if self.max_blocking_threads == 0 {
             return invalid("lawn_rt: `max_blocking_threads` must be at least 1, got 0".into());
         }
-        if let Some(name) = self.thread_name.as_ref().filter(|name| name.contains('\0')) {
-            return invalid(format!(
-                "lawn_rt: `thread_name` must not contain a NUL byte, got {name:?}"
-            ));
+        if let Some(ThreadName::Fixed(name)) = &self.thread_name {
+            if name.contains('\0') {
+                return invalid(format!(
+                    "lawn_rt: `thread_name` must not contain a NUL byte, got {name:?}"
+                ));
+            }
         }
         Ok(())
     }

@@ -75,7 +75,7 @@ use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
 use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
 use crate::runtime::blocking;
-use crate::runtime::builder::ThreadHooks;
+use crate::runtime::builder::{ThreadHooks, ThreadSpec};
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
 use crate::runtime::park::{Parker, Unpark};
@@ -104,8 +104,7 @@ pub(crate) struct MultiThread {
     /// wait to be handed a worker (so a hand-off rarely starts a thread).
     spares: Mutex<Vec<Arc<Spare>>>,
     /// How a worker's thread is made (also by a hand-off).
-    thread_name: String,
-    stack_size: Option<usize>,
+    threads_spec: ThreadSpec,
     /// What each of its threads runs first and last.
     hooks: ThreadHooks,
     intervals: Intervals,
@@ -178,8 +177,7 @@ pub(crate) struct Config {
     pub(crate) enable_io: bool,
     /// `Some((resolution, slack))`: time enabled.
     pub(crate) time: Option<(Duration, TimerSlack)>,
-    pub(crate) thread_name: String,
-    pub(crate) stack_size: Option<usize>,
+    pub(crate) threads: ThreadSpec,
     pub(crate) hooks: ThreadHooks,
     pub(crate) intervals: Intervals,
     /// The capacity of each worker's `mio::Events`.
@@ -232,8 +230,7 @@ impl MultiThread {
                 gone: Vec::new(),
             }),
             spares: Mutex::new(Vec::new()),
-            thread_name: config.thread_name,
-            stack_size: config.stack_size,
+            threads_spec: config.threads,
             hooks: config.hooks,
             intervals: config.intervals,
             pending_blocking: Mutex::new(None),
@@ -277,10 +274,10 @@ impl MultiThread {
         let handle = crate::runtime::Handle {
             inner: super::Scheduler::Multi(self.clone()),
         };
-        let mut builder = thread::Builder::new().name(self.thread_name.clone());
-        if let Some(size) = self.stack_size {
-            builder = builder.stack_size(size);
-        }
+        let builder = match self.threads_spec.builder() {
+            Ok(builder) => builder,
+            Err(error) => return Err(Unstarted { error, core, local }),
+        };
         // The new thread takes the parts; if it never starts, they are
         // still here.
         let slot = Arc::new(Mutex::new(Some((core, local))));
