@@ -139,18 +139,23 @@ impl ThreadSpec {
     }
 }
 
-/// A thread hook: [`Builder::on_thread_start`] or
-/// [`Builder::on_thread_stop`].
+/// A thread hook: [`Builder::on_thread_start`], [`Builder::on_thread_stop`],
+/// [`Builder::on_thread_park`] or [`Builder::on_thread_unpark`].
 type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
 
 /// What every thread a runtime starts runs first and last: its workers
 /// (also one started by a `block_in_place` hand-off) and its blocking
 /// pool's threads. The thread that calls `block_on` is the caller's, not
-/// the runtime's: no hook runs there.
+/// the runtime's: no start or stop hook runs there. The park and unpark
+/// hooks run around a park loop's idle park: on a multi-thread runtime's
+/// workers, and on the thread that drives a current-thread runtime (in
+/// `block_on`).
 #[derive(Clone, Default)]
 pub(crate) struct ThreadHooks {
     start: Option<Hook>,
     stop: Option<Hook>,
+    park: Option<Hook>,
+    unpark: Option<Hook>,
 }
 
 // Declared unwind-safe, so that a `Runtime` and its `Handle` stay so (as
@@ -172,6 +177,21 @@ impl ThreadHooks {
     /// entered, once it has done its last work.
     pub(crate) fn stopping(&self) {
         run_hook(self.stop.as_ref());
+    }
+
+    /// Runs the park hook, if any: on a park loop's thread that found no
+    /// work, with the runtime entered, before it looks whether it may
+    /// block. Returns whether a hook ran (it may have spawned or woken a
+    /// task: the caller must look at its queues again).
+    pub(crate) fn parking(&self) -> bool {
+        run_hook(self.park.as_ref());
+        self.park.is_some()
+    }
+
+    /// Runs the unpark hook, if any: after each [`parking`](Self::parking),
+    /// once the park is over (whether it blocked or found work).
+    pub(crate) fn unparked(&self) {
+        run_hook(self.unpark.as_ref());
     }
 }
 
@@ -751,6 +771,99 @@ impl Builder {
         self
     }
 
+    /// Runs `f` each time a runtime thread runs out of work, just before
+    /// it parks; like `tokio::runtime::Builder::on_thread_park`.
+    ///
+    /// The thread is a multi-thread runtime's worker, or the thread that
+    /// drives a current-thread runtime (the one in
+    /// [`block_on`](Runtime::block_on)); `f` runs there, with the runtime
+    /// entered, so it may [`spawn`](crate::spawn): the thread looks at its
+    /// queues again after `f`, and runs that task rather than blocking.
+    /// Only a park for want of work counts: a busy thread's regular look
+    /// at its timers and I/O (see [`event_interval`](Builder::event_interval))
+    /// calls no hook. Each call is followed by one of
+    /// [`on_thread_unpark`](Builder::on_thread_unpark)'s `f`, on the same
+    /// thread, once the park is over, also when work came in meanwhile and
+    /// the thread did not block.
+    ///
+    /// For bookkeeping (idle time, metrics) or work that should start only
+    /// when the runtime is idle: `f` delays every park and so every wake-up
+    /// of an idle runtime. Calling this again replaces the earlier `f`; a
+    /// panic in it is reported by the panic hook, then ignored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let parks = Arc::new(AtomicUsize::new(0));
+    /// let counter = parks.clone();
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .on_thread_park(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// // Nothing to do until the timer: the thread parks.
+    /// rt.block_on(sleep(Duration::from_millis(5)));
+    /// assert!(parks.load(Ordering::SeqCst) >= 1);
+    /// ```
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.park = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` each time a runtime thread's park is over, just after it
+    /// wakes, before it runs tasks again; like
+    /// `tokio::runtime::Builder::on_thread_unpark`.
+    ///
+    /// It pairs with [`on_thread_park`](Builder::on_thread_park): the same
+    /// threads, the runtime entered, one call after each park (whether the
+    /// thread blocked or found work as it was about to), once the events
+    /// and timers the park brought have woken their tasks. So after a
+    /// runtime is dropped, the two have run as often. Calling this again
+    /// replaces the earlier `f`; a panic in it is reported, then ignored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let parks = Arc::new(AtomicUsize::new(0));
+    /// let unparks = Arc::new(AtomicUsize::new(0));
+    /// let (p, u) = (parks.clone(), unparks.clone());
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .enable_time()
+    ///     .on_thread_park(move || {
+    ///         p.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .on_thread_unpark(move || {
+    ///         u.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(rt.spawn(lawn_rt::time::sleep(std::time::Duration::from_millis(5))))
+    ///     .unwrap();
+    /// drop(rt); // wakes every parked worker
+    /// assert!(parks.load(Ordering::SeqCst) >= 1);
+    /// assert_eq!(unparks.load(Ordering::SeqCst), parks.load(Ordering::SeqCst));
+    /// ```
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.hooks.unpark = Some(Arc::new(f));
+        self
+    }
+
     /// Builds the runtime: its event loop (an epoll instance, an eventfd
     /// and, on Linux, a timerfd), its timer driver if enabled, and its
     /// blocking pool (no thread until first used).
@@ -810,7 +923,15 @@ impl Builder {
             }
             driver
         });
-        let inner = current::CurrentThread::new(parker, unpark, time, blocking, io, self.intervals);
+        let inner = current::CurrentThread::new(
+            parker,
+            unpark,
+            time,
+            blocking,
+            io,
+            self.intervals,
+            self.hooks.clone(),
+        );
         Ok(Scheduler::Current(Arc::new(inner)))
     }
 
@@ -880,6 +1001,8 @@ impl fmt::Debug for Builder {
             .field("max_io_events_per_tick", &self.max_io_events_per_tick)
             .field("on_thread_start", &self.hooks.start.is_some())
             .field("on_thread_stop", &self.hooks.stop.is_some())
+            .field("on_thread_park", &self.hooks.park.is_some())
+            .field("on_thread_unpark", &self.hooks.unpark.is_some())
             .finish()
     }
 }

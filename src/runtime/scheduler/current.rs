@@ -6,10 +6,11 @@
 //!     run up to `event_interval` ready tasks (each under a coop budget):
 //!         the local queue first, the inject queue first on every
 //!         `global_queue_interval`-th
-//!     park: block until the next timer deadline (timerfd) or a wake-up if
-//!           nothing is ready, else only look for events (timeout zero)
+//!     park: if nothing is ready, run the park hook, look again, and block
+//!           until the next timer deadline (timerfd) or a wake-up; else
+//!           only look for events (timeout zero)
 //!     fire every due timer (their tasks land in the local queue)
-//!     wake the tasks that yielded
+//!     wake the tasks that yielded; after a park hook, run the unpark hook
 //! }
 //! ```
 //!
@@ -39,6 +40,7 @@ use crate::driver::{Driver, Handle as TimeHandle, Park};
 use crate::loom::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::{lock, wait, Condvar, Mutex};
 use crate::runtime::blocking;
+use crate::runtime::builder::ThreadHooks;
 use crate::runtime::context;
 use crate::runtime::io;
 use crate::runtime::park::{Parker, Unpark};
@@ -70,6 +72,8 @@ pub(crate) struct CurrentThread {
     /// The I/O driver (`None`: built without `enable_io`).
     pub(crate) io: Option<Arc<io::Driver>>,
     intervals: Intervals,
+    /// The park and unpark hooks run on the driving thread.
+    hooks: ThreadHooks,
 }
 
 struct Inject {
@@ -95,6 +99,7 @@ impl CurrentThread {
         blocking: blocking::Pool,
         io: Option<Arc<io::Driver>>,
         intervals: Intervals,
+        hooks: ThreadHooks,
     ) -> CurrentThread {
         CurrentThread {
             inject: Mutex::new(Inject {
@@ -118,6 +123,7 @@ impl CurrentThread {
             pending_shutdown: Mutex::new(None),
             io,
             intervals,
+            hooks,
         }
     }
 
@@ -285,8 +291,15 @@ impl CurrentThread {
 
     /// One park step: block if `idle` (until the next timer, an event or a
     /// wake-up), else just look for events; then fire due timers and wake
-    /// the tasks that yielded.
-    fn park(&self, core: &mut Core, idle: bool, woken: &AtomicBool) {
+    /// the tasks that yielded. An idle step runs the park hook first (and
+    /// then looks for work again: the hook may have spawned or woken a
+    /// task, onto the local queue, which `set_parked` does not look at),
+    /// and the unpark hook last.
+    fn park(&self, core: &mut Core, mut idle: bool, woken: &AtomicBool) {
+        let hooked = idle;
+        if hooked && self.hooks.parking() {
+            idle = !self.has_ready_work(woken);
+        }
         let time = self.time.as_ref().map(|driver| driver.handle());
         let mut plan = Park::Skip;
         // Whether the plan is to wait for a blocking task (paused clock).
@@ -338,6 +351,9 @@ impl CurrentThread {
         let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
         for waker in deferred.into_iter().flatten() {
             survive(|| waker.wake());
+        }
+        if hooked {
+            self.hooks.unparked();
         }
     }
 

@@ -8,10 +8,11 @@
 //!     run up to `event_interval` tasks: its own queue first (the inject
 //!         queue on every `global_queue_interval`-th), then the inject
 //!         queue, then half of another worker's queue
-//!     park if it found nothing: block in its Poll until its shard's next
-//!         timer (timerfd), an I/O event, or a wake-up; else look for events
+//!     park if it found nothing: run the park hook, then block in its Poll
+//!         until its shard's next timer (timerfd), an I/O event, or a
+//!         wake-up, unless a queue holds a task; else look for events
 //!     fire its shard's due timers (their tasks land in its queue)
-//!     wake the tasks that yielded
+//!     wake the tasks that yielded; after a park hook, run the unpark hook
 //! }
 //! ```
 //!
@@ -105,7 +106,8 @@ pub(crate) struct MultiThread {
     spares: Mutex<Vec<Arc<Spare>>>,
     /// How a worker's thread is made (also by a hand-off).
     threads_spec: ThreadSpec,
-    /// What each of its threads runs first and last.
+    /// What each of its threads runs first and last, and around an idle
+    /// park.
     hooks: ThreadHooks,
     intervals: Intervals,
     /// The blocking pool's shutdown timeout, for the worker that cleans up
@@ -586,8 +588,14 @@ impl MultiThread {
 
     /// One park step (see the module docs): block if `idle` and nothing is
     /// queued anywhere, else only look for events; then fire this shard's
-    /// due timers and wake the tasks that yielded.
+    /// due timers and wake the tasks that yielded. An idle step runs the
+    /// park hook first (a task it spawns lands in this worker's queue,
+    /// which `list_parked` looks at, so the worker does not block) and the
+    /// unpark hook last.
     fn park(&self, core: &mut Core, idle: bool) {
+        if idle {
+            self.hooks.parking();
+        }
         let remote = &self.workers[core.index];
         let time = remote.time.as_ref().map(|driver| driver.handle());
         let listed = idle && self.list_parked(core.index);
@@ -618,6 +626,9 @@ impl MultiThread {
         let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
         for waker in deferred.into_iter().flatten() {
             survive(|| waker.wake());
+        }
+        if idle {
+            self.hooks.unparked();
         }
     }
 
