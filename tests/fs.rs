@@ -536,7 +536,104 @@ fn file_matches_tokio(flavor: Flavor) {
     );
 }
 
+fn open_options_and_dir_builder(flavor: Flavor) {
+    in_temp_dir(flavor, "open_options", |dir| async move {
+        use lawn_rt::io::{AsyncReadExt, AsyncWriteExt};
+        use std::os::unix::fs::PermissionsExt;
+
+        let path = dir.join("log");
+        // create_new: once, then AlreadyExists.
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .await
+            .unwrap();
+        file.write_all(b"one\n").await.unwrap();
+        file.flush().await.unwrap();
+        drop(file);
+        let again = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .await;
+        assert_eq!(kind(again), ErrorKind::AlreadyExists);
+        let mode = fs::metadata(&path).await.unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+
+        // append adds, truncate empties, read reads.
+        let mut file = fs::File::options().append(true).open(&path).await.unwrap();
+        file.write_all(b"two\n").await.unwrap();
+        file.flush().await.unwrap();
+        drop(file);
+        assert_eq!(fs::read_to_string(&path).await.unwrap(), "one\ntwo\n");
+        let mut file = fs::OpenOptions::new().read(true).open(&path).await.unwrap();
+        let mut text = String::new();
+        file.read_to_string(&mut text).await.unwrap();
+        assert_eq!(text, "one\ntwo\n");
+        let std_options = {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).truncate(true);
+            options
+        };
+        drop(
+            fs::OpenOptions::from(std_options)
+                .open(&path)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(fs::read(&path).await.unwrap(), b"");
+        // No access mode at all: std's InvalidInput, at the await.
+        assert_eq!(
+            kind(fs::OpenOptions::new().open(&path).await),
+            ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            kind(fs::File::create_new(&path).await),
+            ErrorKind::AlreadyExists
+        );
+        drop(fs::File::create_new(dir.join("fresh")).await.unwrap());
+
+        // DirBuilder: one level, then recursive, with a mode.
+        let nested = dir.join("a/b/c");
+        assert_eq!(
+            kind(fs::DirBuilder::new().create(&nested).await),
+            ErrorKind::NotFound
+        );
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&nested)
+            .await
+            .unwrap();
+        let mode = fs::metadata(&nested).await.unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "mode {mode:o}");
+        fs::DirBuilder::new()
+            .recursive(true)
+            .create(&nested)
+            .await
+            .unwrap();
+        assert_eq!(
+            kind(fs::DirBuilder::new().create(&nested).await),
+            ErrorKind::AlreadyExists
+        );
+
+        // symlink: followed by reads, read back by read_link.
+        fs::symlink("log", dir.join("link")).await.unwrap();
+        assert_eq!(
+            fs::read_link(dir.join("link")).await.unwrap(),
+            Path::new("log")
+        );
+        assert_eq!(
+            kind(fs::symlink("log", dir.join("link")).await),
+            ErrorKind::AlreadyExists
+        );
+    });
+}
+
 both_flavors!(
+    open_options_and_dir_builder,
     round_trips,
     errors,
     read_dir_lists_what_was_created,

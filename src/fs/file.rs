@@ -448,6 +448,61 @@ impl File {
         async move { created.await.map(File::from_std) }
     }
 
+    /// Creates a file for writing, failing with `AlreadyExists` if one is
+    /// there; like `tokio::fs::File::create_new` and
+    /// [`std::fs::File::create_new`].
+    ///
+    /// # Errors
+    ///
+    /// `AlreadyExists`, `NotFound` if the directory is missing, a
+    /// permission error, ...
+    ///
+    /// # Panics
+    ///
+    /// When polled outside a `lawn_rt` runtime (the message names the
+    /// line that called `create_new`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("lawn-rt-create-new-doc-{}", std::process::id()));
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let file = lawn_rt::fs::File::create_new(&path).await?;
+    ///     drop(file);
+    ///     let again = lawn_rt::fs::File::create_new(&path).await.unwrap_err();
+    ///     assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);
+    ///     lawn_rt::fs::remove_file(&path).await
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn create_new(
+        path: impl AsRef<Path>,
+    ) -> impl Future<Output = io::Result<File>> + Send + 'static {
+        super::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+    }
+
+    /// [`OpenOptions::new`](super::OpenOptions::new), from the type that
+    /// opens; like `tokio::fs::File::options`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// let file = rt.block_on(lawn_rt::fs::File::options().read(true).open("Cargo.toml"))?;
+    /// # drop(file);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use]
+    pub fn options() -> super::OpenOptions {
+        super::OpenOptions::new()
+    }
+
     /// A `File` for an open `std::fs::File` (no runtime needed); like
     /// `tokio::fs::File::from_std`.
     ///

@@ -47,9 +47,11 @@
 //! file is `ErrorKind::NotFound`, and so on).
 
 mod file;
+mod options;
 mod read_dir;
 
 pub use file::File;
+pub use options::{DirBuilder, OpenOptions};
 pub use read_dir::{read_dir, DirEntry, ReadDir};
 
 use std::fs::{Metadata, Permissions};
@@ -707,5 +709,45 @@ pub fn set_permissions(
     let path = path.as_ref().to_owned();
     blocking("set_permissions", Location::caller(), move || {
         std::fs::set_permissions(path, permissions)
+    })
+}
+
+/// Makes a symbolic link at `link` pointing to `original`; like
+/// `tokio::fs::symlink` and [`std::os::unix::fs::symlink`]. Unix.
+///
+/// # Errors
+///
+/// `AlreadyExists` if something is at `link`, `NotFound` for a missing
+/// directory, a permission error, ...
+///
+/// # Panics
+///
+/// When polled outside a `lawn_rt` runtime (see the [module docs](self)).
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::fs;
+///
+/// let dir = std::env::temp_dir().join(format!("lawn-rt-symlink-doc-{}", std::process::id()));
+/// let rt = lawn_rt::runtime::Runtime::new()?;
+/// rt.block_on(async {
+///     fs::create_dir_all(&dir).await?;
+///     fs::write(dir.join("real"), "x").await?;
+///     fs::symlink("real", dir.join("link")).await?;
+///     assert_eq!(fs::read_to_string(dir.join("link")).await?, "x");
+///     fs::remove_dir_all(&dir).await
+/// })?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[cfg(unix)]
+#[track_caller]
+pub fn symlink(
+    original: impl AsRef<Path>,
+    link: impl AsRef<Path>,
+) -> impl Future<Output = io::Result<()>> + Send + 'static {
+    let (original, link) = (original.as_ref().to_owned(), link.as_ref().to_owned());
+    blocking("symlink", Location::caller(), move || {
+        std::os::unix::fs::symlink(original, link)
     })
 }
