@@ -50,7 +50,7 @@
 //! | [`signal`] | [`ctrl_c`](signal::ctrl_c) and Unix signals: process-wide handlers, delivered through each runtime's park loop |
 //! | `sync` | tokio's `sync` module (channels, locks, `Notify`), re-exported: runtime-free (feature `sync`, default) |
 //! | [`fs`] | `std::fs` calls run on the blocking pool, and an async [`File`](fs::File) |
-//! | `io` | tokio's io traits and adapters, re-exported, and `stdin`/`stdout`/`stderr` on the blocking pool (feature `tokio-io`) |
+//! | [`io`] | readiness of any descriptor ([`AsyncFd`](io::unix::AsyncFd), [`Interest`](io::Interest), [`Ready`](io::Ready)) on the runtime's own mio poll; with `tokio-io`, tokio's io traits and adapters, re-exported, and `stdin`/`stdout`/`stderr` on the blocking pool |
 //!
 //! A lower layer never uses a higher one: the Lawn knows nothing of wakers,
 //! the driver nothing of mio, `time` only the driver handle it finds.
@@ -112,7 +112,6 @@ mod coop;
 pub mod driver;
 #[cfg(not(loom))]
 pub mod fs;
-#[cfg(feature = "tokio-io")]
 pub mod io;
 pub mod lawn;
 mod loom;

@@ -1,32 +1,36 @@
-//! Asynchronous I/O, as `tokio::io` (feature `tokio-io`): tokio's traits and
-//! adapters, re-exported, and the process's standard streams on `lawn_rt`'s
-//! blocking pool. Code written against `tokio::io` ports by changing the
-//! crate path.
+//! Asynchronous I/O, as `tokio::io`: readiness ([`Interest`], [`Ready`],
+//! and [`unix::AsyncFd`] for any file descriptor) on `lawn_rt`'s own park
+//! loop; with feature `tokio-io`, tokio's traits and adapters, re-exported,
+//! and the process's standard streams on `lawn_rt`'s blocking pool. Code
+//! written against `tokio::io` ports by changing the crate path.
 //!
 //! # What is here
 //!
-//! - **Re-exported from tokio** (the same items, so they mix with crates
-//!   built on tokio-io): the traits [`AsyncRead`], [`AsyncWrite`],
-//!   [`AsyncBufRead`], [`AsyncSeek`] and their extensions
-//!   [`AsyncReadExt`], [`AsyncWriteExt`], [`AsyncBufReadExt`],
-//!   [`AsyncSeekExt`]; [`ReadBuf`]; the adapters [`BufReader`],
-//!   [`BufWriter`], [`BufStream`], [`Lines`], [`Split`], [`Take`],
-//!   [`Chain`], [`Join`] and [`join`], [`ReadHalf`], [`WriteHalf`] and
-//!   [`split`]; the functions [`copy`], [`copy_buf`],
-//!   [`copy_bidirectional`], [`copy_bidirectional_with_sizes`]; the
-//!   in-memory streams [`duplex`]/[`DuplexStream`] and
-//!   [`simplex`]/[`SimplexStream`]; [`empty`]/[`Empty`],
-//!   [`repeat`]/[`Repeat`], [`sink`]/[`Sink`]; and std's [`Error`],
-//!   [`ErrorKind`], [`Result`] and [`SeekFrom`]. These are plain traits and
+//! - **Re-exported from tokio** (feature `tokio-io`; the same items, so
+//!   they mix with crates built on tokio-io): the traits `AsyncRead`, `AsyncWrite`,
+//!   `AsyncBufRead`, `AsyncSeek` and their extensions
+//!   `AsyncReadExt`, `AsyncWriteExt`, `AsyncBufReadExt`,
+//!   `AsyncSeekExt`; `ReadBuf`; the adapters `BufReader`,
+//!   `BufWriter`, `BufStream`, `Lines`, `Split`, `Take`,
+//!   `Chain`, `Join` and `join`, `ReadHalf`, `WriteHalf` and
+//!   `split`; the functions `copy`, `copy_buf`,
+//!   `copy_bidirectional`, `copy_bidirectional_with_sizes`; the
+//!   in-memory streams `duplex`/`DuplexStream` and
+//!   `simplex`/`SimplexStream`; `empty`/`Empty`,
+//!   `repeat`/`Repeat`, `sink`/`Sink`; and std's `Error`,
+//!   `ErrorKind`, `Result` and `SeekFrom`. These are plain traits and
 //!   adapters: none of them needs tokio's runtime, and `lawn_rt`'s sockets
 //!   and files implement the traits.
-//! - **`lawn_rt`'s own**: [`stdin`], [`stdout`], [`stderr`] ([`Stdin`],
-//!   [`Stdout`], [`Stderr`]), with tokio's behaviour: each blocking
+//! - **`lawn_rt`'s own standard streams** (feature `tokio-io`): `stdin`, `stdout`, `stderr` (`Stdin`,
+//!   `Stdout`, `Stderr`), with tokio's behaviour: each blocking
 //!   `std::io` call runs on the blocking pool of the `lawn_rt` runtime that
-//!   polls the handle (see [`Stdout`]).
-//! - **Not here**: what in `tokio::io` needs tokio's own reactor
-//!   (`unix::AsyncFd`, `Interest`, `Ready`). `lawn_rt`'s sockets are in
-//!   [`net`](crate::net).
+//!   polls the handle (see `Stdout`).
+//! - **`lawn_rt`'s own readiness** (always, without `tokio-io`):
+//!   [`Interest`] and [`Ready`], which the sockets of [`net`](crate::net)
+//!   take and give (`ready`, `try_io`, `async_io`), and
+//!   [`unix::AsyncFd`], which waits for readiness of any file descriptor
+//!   (a pipe, an `eventfd`, a device) on the runtime's own mio poll.
+//!   tokio's `Interest::PRIORITY` is not offered.
 //!
 //! The list is explicit, not a glob of `tokio::io`: a glob would also
 //! bring in tokio's `stdout()` and `AsyncFd` whenever some other crate in
@@ -75,13 +79,23 @@
 //! }
 //! ```
 
+#[cfg(feature = "tokio-io")]
 mod blocking;
+mod ready;
+#[cfg(feature = "tokio-io")]
 mod stdin;
+#[cfg(feature = "tokio-io")]
 mod stdout;
+#[cfg(unix)]
+pub mod unix;
 
+pub use ready::{Interest, Ready};
+#[cfg(feature = "tokio-io")]
 pub use stdin::{stdin, Stdin};
+#[cfg(feature = "tokio-io")]
 pub use stdout::{stderr, stdout, Stderr, Stdout};
 
+#[cfg(feature = "tokio-io")]
 pub use tokio::io::{
     copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, duplex, empty, join, repeat,
     simplex, sink, split, AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeek,
@@ -94,11 +108,11 @@ pub use tokio::io::{
 #[doc(no_inline)]
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 
-/// What `lawn_rt::io` leaves out of `tokio::io` stays out, even though
-/// this crate's own tests build tokio with `net`, which gives tokio's
-/// `io::unix::AsyncFd`, `Interest` and `Ready` (the first block shows they
-/// exist there; each `compile_fail` block would compile with a glob
-/// re-export of `tokio::io`).
+/// The readiness types are `lawn_rt`'s own, not tokio's, even though this
+/// crate's own tests build tokio with `net` (which has `io::unix::AsyncFd`,
+/// `Interest` and `Ready`, bound to tokio's reactor): the first block shows
+/// tokio's exist there, and the `compile_fail` blocks that ours are other
+/// types (they would compile with a glob re-export of `tokio::io`).
 ///
 /// ```
 /// use tokio::io::unix::AsyncFd;
@@ -110,15 +124,17 @@ pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 /// ```
 ///
 /// ```compile_fail
-/// use lawn_rt::io::unix::AsyncFd;
+/// let _: tokio::io::Interest = lawn_rt::io::Interest::READABLE;
 /// ```
 ///
 /// ```compile_fail
-/// use lawn_rt::io::Interest;
+/// let _: tokio::io::Ready = lawn_rt::io::Ready::READABLE;
 /// ```
 ///
 /// ```compile_fail
-/// use lawn_rt::io::Ready;
+/// fn ours(fd: tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>) -> lawn_rt::io::unix::AsyncFd<std::os::fd::OwnedFd> {
+///     fd
+/// }
 /// ```
 #[cfg(doctest)]
 pub struct NotReexported;

@@ -38,10 +38,10 @@ use std::sync::Arc;
 
 use super::context;
 use crate::loom::{lock, Mutex};
-use readiness::{Ready, ScheduledIo, WakeList};
+use readiness::{ScheduledIo, WakeList};
 use slots::Slots;
 
-pub(crate) use readiness::Direction;
+pub(crate) use readiness::{Direction, Ready, ReadyEvent};
 pub(crate) use registration::Registration;
 #[allow(unused_imports)] // part of the seam the park loop is written against
 pub(crate) use slots::FIRST_TOKEN;

@@ -23,7 +23,7 @@ use crate::loom::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Ac
 use crate::loom::{lock, Mutex};
 
 /// A set of readiness bits, as mio reports them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Ready(usize);
 
 impl Ready {
@@ -34,7 +34,7 @@ impl Ready {
     pub(crate) const WRITE_CLOSED: Ready = Ready(1 << 3);
     pub(crate) const ERROR: Ready = Ready(1 << 4);
     /// Every readiness bit.
-    const ALL: Ready = Ready((1 << 5) - 1);
+    pub(crate) const ALL: Ready = Ready((1 << 5) - 1);
     /// Bits that stay once seen: a closed half never reopens.
     const STICKY: Ready = Ready(Ready::READ_CLOSED.0 | Ready::WRITE_CLOSED.0);
 
@@ -63,7 +63,7 @@ impl Ready {
         self.0 & other.0 != 0
     }
 
-    fn without(self, other: Ready) -> Ready {
+    pub(crate) fn without(self, other: Ready) -> Ready {
         Ready(self.0 & !other.0)
     }
 }
@@ -82,11 +82,14 @@ impl std::ops::BitAnd for Ready {
     }
 }
 
-/// Which way an operation moves data.
+/// Which way an operation moves data: what readiness it waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Direction {
     Read,
     Write,
+    /// Any of these bits (a user's `Interest`: `ready(interest)`,
+    /// `AsyncFd::ready`). Only `async fn` waiters (queued keys) use it.
+    Any(Ready),
 }
 
 impl Direction {
@@ -96,6 +99,7 @@ impl Direction {
         match self {
             Direction::Read => Ready::READABLE | Ready::READ_CLOSED | Ready::ERROR,
             Direction::Write => Ready::WRITABLE | Ready::WRITE_CLOSED | Ready::ERROR,
+            Direction::Any(bits) => bits,
         }
     }
 }
@@ -109,6 +113,14 @@ pub(crate) struct ReadyEvent {
 }
 
 impl ReadyEvent {
+    /// The same event narrowed to `bits` (what a caller clears).
+    pub(crate) fn only(self, bits: Ready) -> ReadyEvent {
+        ReadyEvent {
+            ready: self.ready & bits,
+            tick: self.tick,
+        }
+    }
+
     /// Whether the source reported a closed half or an error (not only
     /// "ready"): bits a `WouldBlock` does not clear.
     pub(crate) fn is_closed_or_error(&self) -> bool {
@@ -279,6 +291,10 @@ impl Waiters {
             WaiterKey::Poll => match direction {
                 Direction::Read => &mut self.reader,
                 Direction::Write => &mut self.writer,
+                // Not used by the `poll_*` operations: the slot of the
+                // direction its bits name first.
+                Direction::Any(bits) if bits.intersects(Direction::Read.mask()) => &mut self.reader,
+                Direction::Any(_) => &mut self.writer,
             },
             WaiterKey::Queued(id) => {
                 match self.queued.iter_mut().find(|(k, _, _)| *k == id) {

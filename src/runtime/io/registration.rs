@@ -184,6 +184,26 @@ impl<S: Source> Registration<S> {
         }
     }
 
+    /// Waits until the source is ready in `direction`, as an `async fn`
+    /// waiter (any number may wait at once; each is woken): the readiness
+    /// seen, for the caller to clear if its operation finds it stale.
+    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
+        let mut waiter = Queued {
+            io: &self.io,
+            key: self.io.queued_key(),
+            stored: false,
+        };
+        std::future::poll_fn(|cx| {
+            let polled = self.poll_ready_as(cx, direction, waiter.key);
+            waiter.stored |= polled.is_pending();
+            if polled.is_ready() {
+                coop::made_progress();
+            }
+            polled
+        })
+        .await
+    }
+
     /// [`poll_io`](Self::poll_io) as a future, for `&self` operations that
     /// several tasks may await at once on one socket: each is woken (none
     /// replaces another's waker).
