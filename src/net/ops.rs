@@ -349,6 +349,125 @@ macro_rules! readiness_api {
                 $crate::net::ops::poll_ready(&self.io, cx, $crate::runtime::io::Direction::Write)
             }
 
+            /// Waits until the socket is ready for any of `interest`
+            /// (readable, writable, or an error: see
+            /// [`Interest`]($crate::io::Interest)), and says which: a
+            /// [`Ready`]($crate::io::Ready) of what it found, which may be
+            /// stale (clear it by getting `WouldBlock` from a `try_*` call
+            /// or [`try_io`](Self::try_io)). Any number of tasks may wait at
+            /// once; each is woken.
+            ///
+            /// # Errors
+            ///
+            /// Only once the runtime has shut down.
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: it takes nothing from the socket.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            /// use lawn_rt::io::Interest;
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     let ready = b.ready(Interest::READABLE | Interest::WRITABLE).await?;
+            ///     assert!(ready.is_writable() && !ready.is_readable());
+            #[doc = concat!("    ", $send, "?;")]
+            ///     let ready = a.ready(Interest::READABLE).await?;
+            ///     assert!(ready.is_readable());
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub async fn ready(
+                &self,
+                interest: $crate::io::Interest,
+            ) -> ::std::io::Result<$crate::io::Ready> {
+                let event = self.io.ready(interest.direction()).await?;
+                Ok($crate::io::Ready::from_bits(event.ready))
+            }
+
+            /// Runs `f`, a non-blocking call of the caller's own on the
+            /// socket (a `libc` or `rustix` call on its descriptor, say),
+            /// if the socket is ready for `interest` now. A `WouldBlock`
+            /// from `f` clears that readiness, so that
+            /// [`ready`](Self::ready) then waits for the next event; the
+            /// socket's own `try_*` calls do the same.
+            ///
+            /// # Errors
+            ///
+            /// `WouldBlock` if the socket is not ready for `interest` (`f`
+            /// is not called) or `f` said so; whatever else `f` returns;
+            /// an error of kind `Other` once the runtime has shut down.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            /// use lawn_rt::io::Interest;
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, _b) = ", $pair, ";")]
+            ///     let err = a.try_io(Interest::READABLE, || Ok(())).unwrap_err();
+            ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock); // nothing came
+            ///     a.writable().await?;
+            ///     assert_eq!(a.try_io(Interest::WRITABLE, || Ok(7))?, 7);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub fn try_io<R>(
+                &self,
+                interest: $crate::io::Interest,
+                f: impl FnOnce() -> ::std::io::Result<R>,
+            ) -> ::std::io::Result<R> {
+                self.io.try_io(interest.direction(), |_| f())
+            }
+
+            /// Runs `f`, as [`try_io`](Self::try_io) does, each time the
+            /// socket is ready for `interest`, until it says something
+            /// other than `WouldBlock`: that result. Any number of tasks
+            /// may wait at once; each is woken.
+            ///
+            /// # Errors
+            ///
+            /// Whatever `f` returns other than `WouldBlock`; an error of
+            /// kind `Other` once the runtime has shut down.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            /// use lawn_rt::io::Interest;
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     let got = lawn_rt::spawn(async move {
+            ///         let mut buf = [0; 16];
+            #[doc = concat!("        let n = a.async_io(Interest::READABLE, || ", $recv, ").await?;")]
+            ///         Ok::<_, std::io::Error>(buf[..n].to_vec())
+            ///     });
+            ///     b.writable().await?;
+            #[doc = concat!("    ", $send, "?;")]
+            ///     assert_eq!(got.await.unwrap()?, b"hello");
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub async fn async_io<R>(
+                &self,
+                interest: $crate::io::Interest,
+                mut f: impl FnMut() -> ::std::io::Result<R>,
+            ) -> ::std::io::Result<R> {
+                self.io.async_io(interest.direction(), |_| f()).await
+            }
+
             /// Takes the socket's pending error (`SO_ERROR`), if any,
             /// clearing it.
             ///

@@ -273,6 +273,47 @@ impl TcpStream {
     }
 }
 
+impl TcpStream {
+    /// Waits for data and copies it into `buf` without taking it: the
+    /// next read gets it again. The number of bytes copied (0 once the
+    /// peer has closed its side).
+    ///
+    /// # Errors
+    ///
+    /// What `recv(2)` with `MSG_PEEK` reports.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: it takes nothing from the stream.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use futures::io::{AsyncReadExt, AsyncWriteExt};
+    /// use lawn_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     let mut a = TcpStream::connect(listener.local_addr()?).await?;
+    ///     let (mut b, _) = listener.accept().await?;
+    ///     b.write_all(b"hello").await?;
+    ///     let mut buf = [0; 16];
+    ///     let n = a.peek(&mut buf).await?;
+    ///     assert_eq!(&buf[..n], &b"hello"[..n]);
+    ///     a.read_exact(&mut buf[..5]).await?; // still there
+    ///     assert_eq!(&buf[..5], b"hello");
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io
+            .async_io(driver::Direction::Read, |stream| stream.peek(buf))
+            .await
+    }
+}
+
 crate::net::ops::socket_traits!(TcpStream: local_addr, peer_addr);
 
 crate::net::stream::stream_api! {

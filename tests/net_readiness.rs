@@ -1,0 +1,187 @@
+//! The sockets' readiness API as tokio has it: `ready(Interest)` for any
+//! mix of interests, `try_io` and `async_io` around a caller's own
+//! non-blocking call (a `WouldBlock` clears the readiness, so the next wait
+//! waits), `TcpStream::peek`, and UDP's non-blocking, peeking and option
+//! calls. Both runtime flavors; every wait bounded.
+
+mod common;
+
+use std::io::ErrorKind;
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use common::net::{pair, within};
+use common::{on, Flavor};
+use lawn_rt::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use lawn_rt::net::{UdpSocket, UnixStream};
+use lawn_rt::time::timeout;
+
+fn ready_reports_any_mix_of_interests(flavor: Flavor) {
+    on(flavor, "ready_mix", || async {
+        let (a, b) = UnixStream::pair().unwrap();
+        let both = Interest::READABLE | Interest::WRITABLE;
+        let ready = within("writable", a.ready(both)).await.unwrap();
+        assert!(ready.is_writable() && !ready.is_readable(), "{ready:?}");
+        assert!(
+            timeout(Duration::from_millis(50), a.ready(Interest::READABLE))
+                .await
+                .is_err(),
+            "readable before anything was sent"
+        );
+        b.writable().await.unwrap();
+        b.try_write(b"ping").unwrap();
+        let ready = within("readable", a.ready(Interest::READABLE))
+            .await
+            .unwrap();
+        assert!(ready.is_readable(), "{ready:?}");
+        drop(b);
+        let ready = within("closed", async {
+            loop {
+                let ready = a.ready(Interest::READABLE).await.unwrap();
+                if ready.is_read_closed() {
+                    return ready;
+                }
+                let mut buf = [0; 8];
+                let _ = a.try_read(&mut buf);
+            }
+        })
+        .await;
+        assert!(ready.is_read_closed());
+    });
+}
+
+fn try_io_clears_readiness_on_would_block(flavor: Flavor) {
+    on(flavor, "try_io", || async {
+        let (a, b) = UnixStream::pair().unwrap();
+        // Not ready: f is not called.
+        let mut called = false;
+        let err = a
+            .try_io(Interest::READABLE, || {
+                called = true;
+                Ok(())
+            })
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        assert!(!called);
+        b.writable().await.unwrap();
+        b.try_write(b"x").unwrap();
+        within("readable", a.readable()).await.unwrap();
+        // The caller's own call (here the socket's `try_read`) drains it.
+        let mut buf = [0; 4];
+        let n = a
+            .try_io(Interest::READABLE, || a.try_read(&mut buf))
+            .unwrap();
+        assert_eq!(n, 1);
+        // Now its WouldBlock clears readiness: the next wait waits.
+        let err = a
+            .try_io(Interest::READABLE, || {
+                Err::<(), _>(ErrorKind::WouldBlock.into())
+            })
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        assert!(timeout(Duration::from_millis(50), a.readable())
+            .await
+            .is_err());
+    });
+}
+
+fn async_io_waits_until_the_call_succeeds(flavor: Flavor) {
+    on(flavor, "async_io", || async {
+        let (a, b) = UnixStream::pair().unwrap();
+        let reader = lawn_rt::spawn(async move {
+            let mut buf = [0; 8];
+            let mut calls = 0;
+            let n = a
+                .async_io(Interest::READABLE, || {
+                    calls += 1;
+                    a.try_read(&mut buf)
+                })
+                .await
+                .unwrap();
+            (buf[..n].to_vec(), calls)
+        });
+        lawn_rt::time::sleep(Duration::from_millis(20)).await;
+        b.writable().await.unwrap();
+        b.try_write(b"late").unwrap();
+        let (got, calls) = within("reader", reader).await.unwrap();
+        assert_eq!(got, b"late");
+        assert!(calls >= 1);
+    });
+}
+
+fn tcp_peek_leaves_the_data(flavor: Flavor) {
+    on(flavor, "peek", || async {
+        let (mut client, mut server) = pair().await;
+        server.write_all(b"hello").await.unwrap();
+        let mut buf = [0; 16];
+        let n = within("peek", client.peek(&mut buf)).await.unwrap();
+        assert!(n >= 1 && buf[..n] == b"hello"[..n]);
+        let mut all = [0; 5];
+        client.read_exact(&mut all).await.unwrap();
+        assert_eq!(&all, b"hello");
+        drop(server);
+        assert_eq!(
+            within("peek at end", client.peek(&mut buf)).await.unwrap(),
+            0
+        );
+    });
+}
+
+fn udp_try_peek_and_options(flavor: Flavor) {
+    on(flavor, "udp", || async {
+        let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let mut buf = [0; 16];
+        assert_eq!(
+            b.try_recv_from(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        assert_eq!(
+            b.try_peek_from(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        within("writable", a.writable()).await.unwrap();
+        assert_eq!(a.try_send_to(b"one", b.local_addr().unwrap()).unwrap(), 3);
+        let from = a.local_addr().unwrap();
+        assert_eq!(
+            within("peek_from", b.peek_from(&mut buf)).await.unwrap(),
+            (3, from)
+        );
+        assert_eq!(b.try_peek_from(&mut buf).unwrap(), (3, from));
+        assert_eq!(b.try_recv_from(&mut buf).unwrap(), (3, from));
+        assert_eq!(&buf[..3], b"one");
+
+        b.connect(from).await.unwrap();
+        a.send_to(b"two", b.local_addr().unwrap()).await.unwrap();
+        assert_eq!(within("peek", b.peek(&mut buf)).await.unwrap(), 3);
+        assert_eq!(b.try_peek(&mut buf).unwrap(), 3);
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 3);
+        assert_eq!(
+            b.try_peek(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+
+        a.set_broadcast(true).unwrap();
+        assert!(a.broadcast().unwrap());
+        a.set_ttl(17).unwrap();
+        assert_eq!(a.ttl().unwrap(), 17);
+        a.set_multicast_ttl_v4(2).unwrap();
+        assert_eq!(a.multicast_ttl_v4().unwrap(), 2);
+        a.set_multicast_loop_v4(false).unwrap();
+        assert!(!a.multicast_loop_v4().unwrap());
+        let group = Ipv4Addr::new(239, 9, 9, 9);
+        if a.join_multicast_v4(group, Ipv4Addr::LOCALHOST).is_ok() {
+            a.leave_multicast_v4(group, Ipv4Addr::LOCALHOST).unwrap();
+        }
+        let std_socket = a.into_std().unwrap();
+        assert_eq!(std_socket.ttl().unwrap(), 17);
+    });
+}
+
+both_flavors!(
+    ready_reports_any_mix_of_interests,
+    try_io_clears_readiness_on_would_block,
+    async_io_waits_until_the_call_succeeds,
+    tcp_peek_leaves_the_data,
+    udp_try_peek_and_options,
+);
