@@ -1,0 +1,544 @@
+// What a tokio service reaches for, written once against `rt` and included
+// twice by `tests/port_surface.rs`: with `use tokio as rt;` and with
+// `use lawn_rt as rt;`. That both builds compile is half of the test: a
+// port of a tokio service is a rename of the crate path. Each function
+// returns a transcript of what it saw, and the test asserts that both
+// builds saw the same.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use rt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+
+/// The tokio-flavoured runtime a service builds by hand.
+pub fn runtime() -> rt::runtime::Runtime {
+    rt::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("port-surface")
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Tasks: spawn, spawn_blocking, JoinSet, abort, block_in_place, yield,
+/// task-locals, a LocalSet, the runtime's Handle.
+pub async fn tasks() -> String {
+    let mut out = String::new();
+    let handle = rt::runtime::Handle::current();
+    let a = rt::spawn(async { 1 + 1 });
+    let b = rt::task::spawn_blocking(|| "blocking");
+    let c = handle.spawn(async { "via handle" });
+    writeln!(out, "{} {} {}", a.await.unwrap(), b.await.unwrap(), c.await.unwrap()).unwrap();
+
+    let mut set = rt::task::JoinSet::new();
+    for i in 0..5u64 {
+        set.spawn(async move {
+            rt::time::sleep(Duration::from_millis(5 * (5 - i))).await;
+            i
+        });
+    }
+    let mut got = Vec::new();
+    while let Some(done) = set.join_next().await {
+        got.push(done.unwrap());
+    }
+    got.sort();
+    writeln!(out, "joinset {got:?}").unwrap();
+
+    let forever = rt::spawn(std::future::pending::<()>());
+    forever.abort();
+    let err = forever.await.unwrap_err();
+    writeln!(out, "aborted cancelled={}", err.is_cancelled()).unwrap();
+
+    let panicked = rt::spawn(async { panic!("boom") }).await.unwrap_err();
+    writeln!(out, "panicked={}", panicked.is_panic()).unwrap();
+
+    let in_place = rt::task::block_in_place(|| 7);
+    rt::task::yield_now().await;
+    writeln!(out, "in place {in_place}").unwrap();
+
+    rt::task_local! {
+        static REQUEST: u32;
+    }
+    let seen = REQUEST
+        .scope(42, async {
+            rt::task::yield_now().await;
+            REQUEST.get()
+        })
+        .await;
+    writeln!(out, "task local {seen} outside={}", REQUEST.try_with(|v| *v).is_err()).unwrap();
+
+    let local = rt::task::LocalSet::new();
+    let shared = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counter = shared.clone();
+    local
+        .run_until(async move {
+            rt::task::spawn_local(async move { counter.set(counter.get() + 1) })
+                .await
+                .unwrap();
+        })
+        .await;
+    writeln!(out, "local {}", shared.get()).unwrap();
+    out
+}
+
+/// Time: sleep, sleep_until, timeout (both ways), interval and its missed
+/// tick behaviour, Instant arithmetic.
+pub async fn time() -> String {
+    let mut out = String::new();
+    let start = rt::time::Instant::now();
+    rt::time::sleep(Duration::from_millis(10)).await;
+    rt::time::sleep_until(start + Duration::from_millis(20)).await;
+    writeln!(out, "slept {}", start.elapsed() >= Duration::from_millis(20)).unwrap();
+
+    let late = rt::time::timeout(Duration::from_millis(5), std::future::pending::<()>()).await;
+    let err: rt::time::error::Elapsed = late.unwrap_err();
+    writeln!(out, "timeout: {err}").unwrap();
+    let early = rt::time::timeout_at(start + Duration::from_secs(5), async { 3 }).await;
+    writeln!(out, "in time {early:?}").unwrap();
+
+    let mut interval = rt::time::interval(Duration::from_millis(5));
+    interval.set_missed_tick_behavior(rt::time::MissedTickBehavior::Delay);
+    let first = interval.tick().await;
+    interval.tick().await;
+    let third = interval.tick().await;
+    writeln!(
+        out,
+        "interval {} {:?}",
+        third - first >= Duration::from_millis(10),
+        interval.missed_tick_behavior()
+    )
+    .unwrap();
+
+    let mut sleep = std::pin::pin!(rt::time::sleep(Duration::from_secs(3600)));
+    sleep.as_mut().reset(rt::time::Instant::now() + Duration::from_millis(1));
+    sleep.as_mut().await;
+    writeln!(out, "reset elapsed {}", sleep.is_elapsed()).unwrap();
+    out
+}
+
+/// Sync: the channels, locks and signals between tasks.
+pub async fn sync() -> String {
+    let mut out = String::new();
+    let (tx, mut rx) = rt::sync::mpsc::channel::<u32>(4);
+    rt::spawn(async move {
+        for i in 0..10 {
+            tx.send(i).await.unwrap();
+        }
+    });
+    let mut sum = 0;
+    while let Some(i) = rx.recv().await {
+        sum += i;
+    }
+    writeln!(out, "mpsc {sum}").unwrap();
+
+    let (tx, rx) = rt::sync::oneshot::channel();
+    rt::spawn(async move { tx.send("once").unwrap() });
+    writeln!(out, "oneshot {}", rx.await.unwrap()).unwrap();
+
+    let (tx, mut rx) = rt::sync::watch::channel(0);
+    rt::spawn(async move {
+        rt::time::sleep(Duration::from_millis(2)).await;
+        tx.send(5).unwrap();
+    });
+    rx.changed().await.unwrap();
+    writeln!(out, "watch {}", *rx.borrow()).unwrap();
+
+    let (tx, mut rx) = rt::sync::broadcast::channel(8);
+    tx.send("news").unwrap();
+    writeln!(out, "broadcast {}", rx.recv().await.unwrap()).unwrap();
+
+    let lock = std::sync::Arc::new(rt::sync::Mutex::new(0));
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        let lock = lock.clone();
+        handles.push(rt::spawn(async move {
+            for _ in 0..100 {
+                *lock.lock().await += 1;
+                rt::task::yield_now().await;
+            }
+        }));
+    }
+    for handle in handles {
+        handle.await.unwrap();
+    }
+    writeln!(out, "mutex {}", *lock.lock().await).unwrap();
+
+    let permits = std::sync::Arc::new(rt::sync::Semaphore::new(2));
+    let held = permits.clone().acquire_owned().await.unwrap();
+    writeln!(out, "semaphore {}", permits.available_permits()).unwrap();
+    drop(held);
+
+    let notify = std::sync::Arc::new(rt::sync::Notify::new());
+    let waiter = notify.clone();
+    let woken = rt::spawn(async move { waiter.notified().await });
+    rt::time::sleep(Duration::from_millis(2)).await;
+    notify.notify_one();
+    woken.await.unwrap();
+    writeln!(out, "notify ok").unwrap();
+
+    let lock = rt::sync::RwLock::new(1);
+    writeln!(out, "rwlock {}", *lock.read().await + *lock.read().await).unwrap();
+    out
+}
+
+/// Macros: select! (biased and with a timeout arm), join!, try_join!, pin!.
+pub async fn macros() -> String {
+    let mut out = String::new();
+    let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<&str>();
+    tx.send("first").unwrap();
+    let picked = rt::select! {
+        biased;
+        Some(msg) = rx.recv() => msg,
+        _ = rt::time::sleep(Duration::from_secs(5)) => "timer",
+    };
+    writeln!(out, "select {picked}").unwrap();
+    let timed = rt::select! {
+        _ = std::future::pending::<()>() => "never",
+        _ = rt::time::sleep(Duration::from_millis(3)) => "timer",
+    };
+    writeln!(out, "select {timed}").unwrap();
+    let (a, b) = rt::join!(async { 1 }, async { 2 });
+    let joined: Result<(i32, i32), &str> = rt::try_join!(async { Ok(a) }, async { Ok(b) });
+    writeln!(out, "join {a} {b} {joined:?}").unwrap();
+    let sleep = rt::time::sleep(Duration::from_millis(1));
+    rt::pin!(sleep);
+    (&mut sleep).await;
+    writeln!(out, "pinned {}", sleep.is_elapsed()).unwrap();
+    out
+}
+
+/// TCP: a line echo server with split halves, a buffered reader, and a
+/// client that shuts down its write side.
+pub async fn tcp() -> String {
+    let mut out = String::new();
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = rt::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let (read, mut write) = stream.into_split();
+        let mut lines = rt::io::BufReader::new(read).lines();
+        let mut count = 0;
+        while let Some(line) = lines.next_line().await.unwrap() {
+            write.write_all(format!("{}\n", line.to_uppercase()).as_bytes()).await.unwrap();
+            count += 1;
+        }
+        count
+    });
+    let mut client = rt::net::TcpStream::connect(addr).await.unwrap();
+    client.write_all(b"hello\nport\n").await.unwrap();
+    client.shutdown().await.unwrap();
+    let mut answer = String::new();
+    client.read_to_string(&mut answer).await.unwrap();
+    writeln!(out, "tcp {answer:?} lines={}", server.await.unwrap()).unwrap();
+    for addr in rt::net::lookup_host("127.0.0.1:80").await.unwrap() {
+        writeln!(out, "lookup {addr}").unwrap();
+    }
+    out
+}
+
+/// UDP and Unix sockets, and `io::copy` over a duplex pipe.
+pub async fn sockets(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    a.send_to(b"ping", b.local_addr().unwrap()).await.unwrap();
+    let mut buf = [0; 16];
+    let (n, from) = b.recv_from(&mut buf).await.unwrap();
+    writeln!(out, "udp {:?} from a={}", &buf[..n], from == a.local_addr().unwrap()).unwrap();
+
+    let path = dir.join("port.sock");
+    let listener = rt::net::UnixListener::bind(&path).unwrap();
+    let server = rt::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).await.unwrap();
+        text
+    });
+    let mut client = rt::net::UnixStream::connect(&path).await.unwrap();
+    client.write_all(b"over unix").await.unwrap();
+    drop(client);
+    writeln!(out, "unix {}", server.await.unwrap()).unwrap();
+
+    let (mut near, mut far) = rt::io::duplex(64);
+    near.write_all(b"copied").await.unwrap();
+    drop(near);
+    let mut sink = Vec::new();
+    let n = rt::io::copy(&mut far, &mut sink).await.unwrap();
+    writeln!(out, "copy {n} {:?}", String::from_utf8(sink).unwrap()).unwrap();
+    out
+}
+
+/// Files and child processes.
+pub async fn files_and_processes(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let sub = dir.join("sub");
+    rt::fs::create_dir_all(&sub).await.unwrap();
+    let path = sub.join("a.txt");
+    rt::fs::write(&path, "one\n").await.unwrap();
+    let mut file = rt::fs::OpenOptions::new().append(true).open(&path).await.unwrap();
+    file.write_all(b"two\n").await.unwrap();
+    file.flush().await.unwrap();
+    drop(file);
+    let text = rt::fs::read_to_string(&path).await.unwrap();
+    let mut names = Vec::new();
+    let mut entries = rt::fs::read_dir(&sub).await.unwrap();
+    while let Some(entry) = entries.next_entry().await.unwrap() {
+        names.push(entry.file_name().into_string().unwrap());
+    }
+    rt::fs::remove_file(&path).await.unwrap();
+    writeln!(out, "fs {text:?} {names:?} gone={}", !rt::fs::try_exists(&path).await.unwrap())
+        .unwrap();
+
+    let output = rt::process::Command::new("sh")
+        .arg("-c")
+        .arg("echo out; echo err >&2; exit 3")
+        .output()
+        .await
+        .unwrap();
+    writeln!(
+        out,
+        "process {:?} {:?} {:?}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        output.status.code()
+    )
+    .unwrap();
+    let mut child = rt::process::Command::new("cat")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"through cat").await.unwrap();
+    drop(stdin);
+    let mut echoed = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut echoed).await.unwrap();
+    writeln!(out, "cat {echoed:?} {}", child.wait().await.unwrap().success()).unwrap();
+    out
+}
+
+/// Signals: a Unix signal stream sees a signal sent to the process.
+pub async fn signals() -> String {
+    use rt::signal::unix::{signal, SignalKind};
+    let mut stream = signal(SignalKind::user_defined2()).unwrap();
+    let pid = std::process::id().to_string();
+    std::process::Command::new("kill").args(["-USR2", &pid]).status().unwrap();
+    let got = rt::time::timeout(Duration::from_secs(10), stream.recv()).await;
+    format!("signal {:?}\n", got.map(|some| some.is_some()))
+}
+
+/// Runtime handles and builders beyond the first: a current-thread
+/// runtime, `Handle::try_current`, `enter`, `spawn_blocking` from the
+/// runtime, shutdown with a timeout.
+pub fn runtimes() -> String {
+    let mut out = String::new();
+    writeln!(out, "outside {}", rt::runtime::Handle::try_current().is_err()).unwrap();
+    let current = rt::runtime::Builder::new_current_thread()
+        .enable_time()
+        .enable_io()
+        .max_blocking_threads(4)
+        .thread_keep_alive(Duration::from_secs(1))
+        .thread_stack_size(1 << 20)
+        .on_thread_start(|| {})
+        .on_thread_stop(|| {})
+        .build()
+        .unwrap();
+    let blocking = current.spawn_blocking(|| 5);
+    writeln!(out, "blocking {}", current.block_on(blocking).unwrap()).unwrap();
+    {
+        let _guard = current.enter();
+        let handle = rt::runtime::Handle::current();
+        let task = handle.spawn(async { "entered" });
+        writeln!(out, "{}", current.block_on(task).unwrap()).unwrap();
+    }
+    current.spawn(std::future::pending::<()>());
+    current.shutdown_timeout(Duration::from_millis(100));
+
+    let multi = runtime();
+    // From a thread of its own (on a multi-thread runtime: a current-thread
+    // runtime's timers only run in its own `block_on`).
+    let handle = multi.handle().clone();
+    std::thread::spawn(move || {
+        let done = handle.block_on(async { rt::time::sleep(Duration::from_millis(1)).await; 9 });
+        assert_eq!(done, 9);
+    })
+    .join()
+    .unwrap();
+    let finished = multi.block_on(async {
+        let quick = rt::spawn(async {});
+        rt::time::sleep(Duration::from_millis(5)).await;
+        quick.is_finished()
+    });
+    writeln!(out, "finished {finished}").unwrap();
+    multi.shutdown_background();
+    out
+}
+
+/// More of the task and time surface: JoinSet's other methods, abort
+/// handles, interval_at and reset, Timeout's accessors, LocalSet::block_on.
+pub async fn more_tasks_and_time() -> String {
+    let mut out = String::new();
+    let mut set = rt::task::JoinSet::new();
+    set.spawn(std::future::pending::<u8>());
+    set.spawn_blocking(|| 2u8);
+    let first = set.join_next().await.unwrap().unwrap();
+    set.abort_all();
+    let rest = set.join_next().await.unwrap().unwrap_err().is_cancelled();
+    writeln!(out, "joinset {first} {rest} empty={}", set.is_empty()).unwrap();
+    let mut set = rt::task::JoinSet::new();
+    set.spawn(async { 1 });
+    set.spawn(async { 2 });
+    let mut all = Vec::new();
+    while let Some(done) = set.join_next().await {
+        all.push(done.unwrap());
+    }
+    all.sort();
+    writeln!(out, "joined {all:?}").unwrap();
+    set.spawn(std::future::pending::<i32>());
+    set.shutdown().await;
+    writeln!(out, "shut down {}", set.len()).unwrap();
+
+    let task = rt::spawn(std::future::pending::<()>());
+    let abort = task.abort_handle();
+    abort.abort();
+    writeln!(out, "abort handle {}", task.await.unwrap_err().is_cancelled()).unwrap();
+
+    let start = rt::time::Instant::now();
+    let mut interval = rt::time::interval_at(start + Duration::from_millis(2), Duration::from_millis(2));
+    interval.tick().await;
+    interval.reset();
+    interval.tick().await;
+    writeln!(out, "interval_at {}", start.elapsed() >= Duration::from_millis(4)).unwrap();
+    writeln!(out, "period {:?}", interval.period()).unwrap();
+
+    let mut wrapped = rt::time::timeout(Duration::from_secs(1), async { 4 });
+    writeln!(out, "inner ref {}", wrapped.get_mut().is_ready_soon()).unwrap();
+    let inner = wrapped.into_inner();
+    writeln!(out, "inner {}", inner.await).unwrap();
+    out
+}
+
+/// A future's helper trait for the test above: always true.
+trait ReadySoon {
+    fn is_ready_soon(&mut self) -> bool {
+        true
+    }
+}
+
+impl<T> ReadySoon for T {}
+
+/// More I/O: TcpStream's borrowed split, readiness and `try_read`, peeking,
+/// BufWriter, the read_u32 family, UDP connected sends, UnixDatagram.
+pub async fn more_io(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = rt::spawn(async move {
+        let (mut stream, peer) = listener.accept().await.unwrap();
+        let (mut read, write) = stream.split();
+        let mut writer = rt::io::BufWriter::new(write);
+        let n = read.read_u32().await.unwrap();
+        writer.write_u32(n + 1).await.unwrap();
+        writer.flush().await.unwrap();
+        peer.ip().is_loopback()
+    });
+    let mut client = rt::net::TcpStream::connect(addr).await.unwrap();
+    client.write_u32(41).await.unwrap();
+    client.readable().await.unwrap();
+    let mut peeked = [0; 4];
+    let seen = client.peek(&mut peeked).await.unwrap();
+    let mut got = [0; 4];
+    let n = loop {
+        match client.try_read(&mut got) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => client.readable().await.unwrap(),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    writeln!(out, "tcp {seen} {n} {} loopback={}", u32::from_be_bytes(got), server.await.unwrap())
+        .unwrap();
+
+    let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    a.connect(b.local_addr().unwrap()).await.unwrap();
+    b.connect(a.local_addr().unwrap()).await.unwrap();
+    a.send(b"connected").await.unwrap();
+    let mut buf = [0; 16];
+    let n = b.recv(&mut buf).await.unwrap();
+    writeln!(out, "udp {:?}", std::str::from_utf8(&buf[..n]).unwrap()).unwrap();
+
+    let (x, y) = rt::net::UnixDatagram::pair().unwrap();
+    x.send(b"dgram").await.unwrap();
+    let n = y.recv(&mut buf).await.unwrap();
+    writeln!(out, "unix dgram {:?}", std::str::from_utf8(&buf[..n]).unwrap()).unwrap();
+    let bound = rt::net::UnixDatagram::bind(dir.join("d.sock")).unwrap();
+    let unbound = rt::net::UnixDatagram::unbound().unwrap();
+    unbound.send_to(b"to path", dir.join("d.sock")).await.unwrap();
+    let n = bound.recv(&mut buf).await.unwrap();
+    writeln!(out, "unix path {:?}", std::str::from_utf8(&buf[..n]).unwrap()).unwrap();
+
+    let socket = rt::net::TcpSocket::new_v4().unwrap();
+    socket.set_reuseaddr(true).unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(16).unwrap();
+    writeln!(out, "socket listens {}", listener.local_addr().unwrap().port() != 0).unwrap();
+    out
+}
+
+/// More sync: channel errors, timeouts on sends, OnceCell, Barrier.
+pub async fn more_sync() -> String {
+    let mut out = String::new();
+    let (tx, mut rx) = rt::sync::mpsc::channel::<u8>(1);
+    tx.try_send(1).unwrap();
+    let full = matches!(tx.try_send(2), Err(rt::sync::mpsc::error::TrySendError::Full(2)));
+    // Not `tx.send_timeout(..)`: that is tokio's own method, on tokio's
+    // timer (see the guide's list of differences).
+    let timed_out = rt::time::timeout(Duration::from_millis(2), tx.send(3)).await.is_err();
+    writeln!(out, "mpsc full={full} timed out={timed_out}").unwrap();
+    let mut many = Vec::new();
+    drop(tx);
+    rx.recv_many(&mut many, 8).await;
+    writeln!(out, "many {many:?}").unwrap();
+
+    static CONFIG: rt::sync::OnceCell<u32> = rt::sync::OnceCell::const_new();
+    let value = CONFIG.get_or_init(|| async { 11 }).await;
+    writeln!(out, "once {value}").unwrap();
+
+    let barrier = std::sync::Arc::new(rt::sync::Barrier::new(2));
+    let other = barrier.clone();
+    let waiter = rt::spawn(async move { other.wait().await.is_leader() });
+    let leader = barrier.wait().await.is_leader();
+    writeln!(out, "barrier one leader {}", leader != waiter.await.unwrap()).unwrap();
+    out
+}
+
+/// The paused clock a service's tests use.
+pub async fn paused_clock() -> String {
+    rt::time::pause();
+    let start = rt::time::Instant::now();
+    rt::time::advance(Duration::from_secs(60)).await;
+    let advanced = start.elapsed();
+    rt::time::sleep(Duration::from_secs(3600)).await;
+    let slept = start.elapsed();
+    rt::time::resume();
+    format!("paused {advanced:?} {}\n", slept >= Duration::from_secs(3660))
+}
+
+#[rt::test]
+async fn a_test_on_the_default_runtime() {
+    rt::time::sleep(Duration::from_millis(1)).await;
+}
+
+#[rt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_on_two_workers() {
+    let task = rt::spawn(async { rt::task::block_in_place(|| 3) });
+    assert_eq!(task.await.unwrap(), 3);
+}
+
+#[rt::test(start_paused = true)]
+async fn a_test_with_a_paused_clock() {
+    let start = rt::time::Instant::now();
+    rt::time::sleep(Duration::from_secs(1000)).await;
+    assert!(start.elapsed() >= Duration::from_secs(1000));
+}
