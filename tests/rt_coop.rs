@@ -202,6 +202,67 @@ fn a_task_looping_on_ready_sleeps_does_not_starve_a_timer() {
 }
 
 #[test]
+fn a_task_looping_on_a_cooperative_future_does_not_starve_a_timer() {
+    // `task::coop::cooperative` makes another crate's always-ready future
+    // count against the budget, as tokio's does.
+    assert_timer_not_starved(|| Box::pin(task::coop::cooperative(std::future::ready(()))));
+}
+
+#[test]
+fn a_leaf_future_of_ones_own_spends_the_budget_through_poll_proceed() {
+    use std::task::{Context, Poll};
+    /// Ready at once; counts as a leaf future, and counts its polls.
+    struct Leaf(Arc<AtomicUsize>);
+    impl std::future::Future for Leaf {
+        type Output = ();
+        fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            self.0.fetch_add(1, SeqCst);
+            let coop = std::task::ready!(task::coop::poll_proceed(cx));
+            coop.made_progress();
+            coop.made_progress(); // once is all it spends
+            Poll::Ready(())
+        }
+    }
+    watchdog("poll_proceed", HANG, || {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(rt.spawn(async {
+            assert!(task::coop::has_budget_remaining());
+            let polls = Arc::new(AtomicUsize::new(0));
+            // 128 completions spend the budget; the 129th leaf is made to
+            // wait once (a Pending, the task woken) before it completes.
+            for _ in 0..128 {
+                Leaf(polls.clone()).await;
+            }
+            assert!(!task::coop::has_budget_remaining(), "128 units spent");
+            assert_eq!(polls.load(SeqCst), 128);
+            Leaf(polls.clone()).await;
+            assert_eq!(polls.load(SeqCst), 130, "the 129th was polled twice");
+            assert!(
+                task::coop::has_budget_remaining(),
+                "a fresh budget after the yield"
+            );
+            // Unconstrained: never made to wait.
+            task::coop::unconstrained(async {
+                for _ in 0..1000 {
+                    Leaf(polls.clone()).await;
+                }
+                assert!(task::coop::has_budget_remaining());
+            })
+            .await;
+            assert_eq!(polls.load(SeqCst), 1130);
+        }))
+        .unwrap();
+    });
+    // Outside a runtime there is no budget.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    for _ in 0..1000 {
+        let coop = task::coop::poll_proceed(&mut cx);
+        assert!(coop.is_ready());
+    }
+    assert!(task::coop::has_budget_remaining());
+}
+
+#[test]
 fn a_task_looping_on_consume_budget_does_not_starve_a_timer() {
     // An always-ready future of another crate (here `ready(())`) knows
     // nothing of the budget; `consume_budget` after it makes the loop

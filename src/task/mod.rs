@@ -17,11 +17,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+pub mod coop;
 mod join_set;
 mod local;
 mod task_local;
 
-use crate::coop;
+use crate::coop as budget;
 pub use crate::runtime::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 use crate::runtime::{context, Handle};
 pub use join_set::JoinSet;
@@ -234,8 +235,8 @@ impl Future for YieldNow {
 /// ```
 pub async fn consume_budget() {
     std::future::poll_fn(|cx| {
-        std::task::ready!(coop::poll_proceed(cx));
-        coop::made_progress();
+        std::task::ready!(budget::poll_proceed(cx));
+        budget::made_progress();
         Poll::Ready(())
     })
     .await
@@ -289,6 +290,6 @@ impl<F: Future> Future for Unconstrained<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let inner = self.project().inner;
-        coop::with_budget(None, || inner.poll(cx))
+        budget::with_budget(None, || inner.poll(cx))
     }
 }
