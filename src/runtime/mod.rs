@@ -161,6 +161,89 @@ pub enum RuntimeFlavor {
     MultiThread,
 }
 
+/// A runtime's counts, read when asked: tokio's stable
+/// `RuntimeMetrics` (`num_workers`, `num_alive_tasks`,
+/// `global_queue_depth`). From [`Handle::metrics`] or
+/// [`Runtime::metrics`]; cheap to clone, it reads the runtime each call.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::runtime::Builder;
+///
+/// let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+/// let metrics = rt.metrics();
+/// assert_eq!(metrics.num_workers(), 2);
+/// let task = rt.spawn(std::future::pending::<()>());
+/// assert_eq!(metrics.num_alive_tasks(), 1);
+/// task.abort();
+/// ```
+#[derive(Clone)]
+pub struct RuntimeMetrics {
+    scheduler: Scheduler,
+}
+
+impl std::fmt::Debug for RuntimeMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeMetrics")
+            .field("num_workers", &self.num_workers())
+            .field("num_alive_tasks", &self.num_alive_tasks())
+            .field("global_queue_depth", &self.global_queue_depth())
+            .finish()
+    }
+}
+
+impl RuntimeMetrics {
+    /// The worker threads the runtime runs tasks on: its `worker_threads`
+    /// for a multi-thread runtime, 1 for a current-thread one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.metrics().num_workers(), 1);
+    /// ```
+    #[must_use]
+    pub fn num_workers(&self) -> usize {
+        self.scheduler.num_workers()
+    }
+
+    /// Tasks spawned (with `spawn`, not `spawn_blocking`) and not yet
+    /// completed or cancelled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let metrics = lawn_rt::runtime::Handle::current().metrics();
+    ///     let before = metrics.num_alive_tasks();
+    ///     let task = lawn_rt::spawn(async {});
+    ///     task.await.unwrap();
+    ///     assert_eq!(metrics.num_alive_tasks(), before);
+    /// });
+    /// ```
+    #[must_use]
+    pub fn num_alive_tasks(&self) -> usize {
+        self.scheduler.alive_tasks()
+    }
+
+    /// Tasks waiting in the runtime's shared queue (scheduled from outside
+    /// a worker), not counting each worker's own queue.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let _task = rt.spawn(async {}); // from outside: queued until block_on
+    /// assert_eq!(rt.metrics().global_queue_depth(), 1);
+    /// ```
+    #[must_use]
+    pub fn global_queue_depth(&self) -> usize {
+        self.scheduler.global_queue_depth()
+    }
+}
+
 /// The error [`Handle::try_current`] gives outside a runtime.
 ///
 /// # Examples
@@ -268,6 +351,20 @@ impl Runtime {
     /// ```
     pub fn handle(&self) -> &Handle {
         &self.handle
+    }
+
+    /// The runtime's counts ([`Handle::metrics`]); like
+    /// `tokio::runtime::Runtime::metrics`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    /// assert_eq!(rt.metrics().num_workers(), 2);
+    /// ```
+    #[must_use]
+    pub fn metrics(&self) -> RuntimeMetrics {
+        self.handle.metrics()
     }
 
     /// Enters the runtime on this thread until the guard drops: timers
@@ -481,6 +578,21 @@ impl Handle {
         match self.inner {
             Scheduler::Current(_) => RuntimeFlavor::CurrentThread,
             Scheduler::Multi(_) => RuntimeFlavor::MultiThread,
+        }
+    }
+
+    /// The runtime's counts; like `tokio::runtime::Handle::metrics`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread().worker_threads(3).build().unwrap();
+    /// assert_eq!(rt.handle().metrics().num_workers(), 3);
+    /// ```
+    #[must_use]
+    pub fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics {
+            scheduler: self.inner.clone(),
         }
     }
 

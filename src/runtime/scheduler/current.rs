@@ -131,6 +131,16 @@ impl CurrentThread {
         self as *const CurrentThread as usize
     }
 
+    /// Tasks spawned and not yet completed.
+    pub(crate) fn alive_tasks(&self) -> usize {
+        self.owned.len()
+    }
+
+    /// Tasks waiting in the queue other threads schedule into.
+    pub(crate) fn inject_depth(&self) -> usize {
+        lock(&self.inject).queue.len()
+    }
+
     /// Adds a new task to the owned set; `false` (and the task cancelled)
     /// if the runtime has shut down.
     pub(crate) fn bind(&self, task: &TaskRef) -> bool {

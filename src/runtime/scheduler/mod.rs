@@ -110,6 +110,30 @@ impl Scheduler {
         }
     }
 
+    /// Worker threads: 1 for a current-thread runtime (its driving thread).
+    pub(crate) fn num_workers(&self) -> usize {
+        match self {
+            Scheduler::Current(_) => 1,
+            Scheduler::Multi(shared) => shared.num_workers(),
+        }
+    }
+
+    /// Tasks spawned and not yet completed.
+    pub(crate) fn alive_tasks(&self) -> usize {
+        match self {
+            Scheduler::Current(inner) => inner.alive_tasks(),
+            Scheduler::Multi(shared) => shared.alive_tasks(),
+        }
+    }
+
+    /// Tasks waiting in the runtime's shared queue.
+    pub(crate) fn global_queue_depth(&self) -> usize {
+        match self {
+            Scheduler::Current(inner) => inner.inject_depth(),
+            Scheduler::Multi(shared) => shared.inject_depth(),
+        }
+    }
+
     /// The scheduler of a blocking task (see `BlockingSchedule`).
     pub(crate) fn blocking_schedule(&self) -> Arc<dyn Schedule> {
         match self {

@@ -310,6 +310,21 @@ impl MultiThread {
         self.owned.bind(task)
     }
 
+    /// Tasks spawned and not yet completed.
+    pub(crate) fn alive_tasks(&self) -> usize {
+        self.owned.len()
+    }
+
+    /// Tasks waiting in the shared queue (not a worker's own).
+    pub(crate) fn inject_depth(&self) -> usize {
+        lock(&self.inject).queue.len()
+    }
+
+    /// How many workers the runtime runs.
+    pub(crate) fn num_workers(&self) -> usize {
+        self.workers.len()
+    }
+
     /// The timer shard and I/O driver for a thread entering the runtime.
     pub(crate) fn enter_parts(&self) -> (Option<&Driver>, Option<&Arc<io_driver::Driver>>) {
         let index = context::worker_index(self.id())

@@ -42,6 +42,12 @@ impl Owned {
         true
     }
 
+    /// How many tasks are bound (spawned and not yet completed).
+    pub(crate) fn len(&self) -> usize {
+        let set = lock(&self.inner);
+        set.tasks.len() - set.free.len()
+    }
+
     /// Removes the task bound at `index` (`usize::MAX`: never bound).
     pub(crate) fn release(&self, index: usize) {
         if index == usize::MAX {
