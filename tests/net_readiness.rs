@@ -178,7 +178,43 @@ fn udp_try_peek_and_options(flavor: Flavor) {
     });
 }
 
+fn tcp_ttl_and_linger(flavor: Flavor) {
+    on(flavor, "tcp_options", || async {
+        let listener = lawn_rt::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap();
+        listener.set_ttl(99).unwrap();
+        assert_eq!(listener.ttl().unwrap(), 99);
+        let stream = lawn_rt::net::TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        stream.set_ttl(12).unwrap();
+        assert_eq!(stream.ttl().unwrap(), 12);
+        assert_eq!(stream.linger().unwrap(), None);
+        #[allow(deprecated)] // tokio's too: a non-zero linger blocks the drop
+        stream.set_linger(Some(Duration::from_secs(3))).unwrap();
+        assert_eq!(stream.linger().unwrap(), Some(Duration::from_secs(3)));
+        // Linger zero: the close resets the connection, which the peer
+        // reads as an error rather than an end of stream.
+        let (mut accepted, _) = listener.accept().await.unwrap();
+        stream.set_zero_linger().unwrap();
+        assert_eq!(stream.linger().unwrap(), Some(Duration::ZERO));
+        drop(stream);
+        let mut buf = [0; 4];
+        let read = within("reset", accepted.read(&mut buf)).await;
+        assert_eq!(read.unwrap_err().kind(), ErrorKind::ConnectionReset);
+
+        let socket = lawn_rt::net::TcpSocket::new_v4().unwrap();
+        #[allow(deprecated)]
+        socket.set_linger(Some(Duration::from_secs(1))).unwrap();
+        assert_eq!(socket.linger().unwrap(), Some(Duration::from_secs(1)));
+        socket.set_zero_linger().unwrap();
+        assert_eq!(socket.linger().unwrap(), Some(Duration::ZERO));
+    });
+}
+
 both_flavors!(
+    tcp_ttl_and_linger,
     ready_reports_any_mix_of_interests,
     try_io_clears_readiness_on_would_block,
     async_io_waits_until_the_call_succeeds,

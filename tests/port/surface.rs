@@ -542,3 +542,102 @@ async fn a_test_with_a_paused_clock() {
     rt::time::sleep(Duration::from_secs(1000)).await;
     assert!(start.elapsed() >= Duration::from_secs(1000));
 }
+
+/// What a server's main loop and its shutdown path reach for: the
+/// accept loop under `select!` with a shutdown signal, socket options,
+/// conversions to and from std, `Elapsed` into `io::Error`, the runtime's
+/// stable metrics, the coop module.
+pub async fn server_loop() -> String {
+    let mut out = String::new();
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    std_listener.set_nonblocking(true).unwrap();
+    let listener = rt::net::TcpListener::from_std(std_listener).unwrap();
+    listener.set_ttl(64).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop_tx, mut stop_rx) = rt::sync::watch::channel(false);
+    let server = rt::spawn(async move {
+        let mut served = 0;
+        loop {
+            rt::select! {
+                accepted = listener.accept() => {
+                    let (stream, _) = accepted.unwrap();
+                    stream.set_zero_linger().unwrap();
+                    stream.set_ttl(32).unwrap();
+                    let (mut read, mut write) = stream.into_split();
+                    let mut buf = [0; 4];
+                    read.read_exact(&mut buf).await.unwrap();
+                    write.write_all(&buf).await.unwrap();
+                    let stream = read.reunite(write).unwrap();
+                    assert_eq!(stream.ttl().unwrap(), 32);
+                    served += 1;
+                }
+                _ = stop_rx.changed() => break served,
+            }
+        }
+    });
+    for _ in 0..2 {
+        let mut client = rt::net::TcpStream::connect(addr).await.unwrap();
+        client.write_all(b"ping").await.unwrap();
+        let mut buf = [0; 4];
+        client.read_exact(&mut buf).await.unwrap();
+        let std_stream = client.into_std().unwrap();
+        let back = rt::net::TcpStream::from_std(std_stream).unwrap();
+        writeln!(out, "echo {:?} nodelay={}", std::str::from_utf8(&buf).unwrap(), back.nodelay().unwrap()).unwrap();
+    }
+    stop_tx.send(true).unwrap();
+    writeln!(out, "served {}", server.await.unwrap()).unwrap();
+
+    let elapsed = rt::time::timeout(Duration::from_millis(1), std::future::pending::<()>())
+        .await
+        .unwrap_err();
+    let as_io: std::io::Error = elapsed.into();
+    writeln!(out, "elapsed as io {:?}", as_io.kind()).unwrap();
+
+    let metrics = rt::runtime::Handle::current().metrics();
+    writeln!(out, "workers {}", metrics.num_workers()).unwrap();
+    let _alive = metrics.num_alive_tasks();
+
+    rt::task::coop::consume_budget().await;
+    let budget = rt::task::coop::has_budget_remaining();
+    let unconstrained = rt::task::coop::unconstrained(async { 5 }).await;
+    writeln!(out, "coop {budget} {unconstrained}").unwrap();
+
+    let now = rt::time::Instant::now();
+    let later = now.checked_add(Duration::from_secs(1)).unwrap();
+    writeln!(
+        out,
+        "instant {:?} {:?}",
+        later.saturating_duration_since(now),
+        now.checked_duration_since(later)
+    )
+    .unwrap();
+    let std_now: std::time::Instant = now.into_std();
+    writeln!(out, "from std {}", rt::time::Instant::from_std(std_now) == now).unwrap();
+    out
+}
+
+/// Processes the way a supervisor runs them: env, working directory,
+/// kill_on_drop, start_kill and the signal kinds.
+pub async fn supervisor(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let output = rt::process::Command::new("sh")
+        .args(["-c", "echo $GREETING; pwd"])
+        .env("GREETING", "hi")
+        .current_dir(dir)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    writeln!(out, "env+cwd {}", text.starts_with("hi\n") && text.trim_end().ends_with(dir.file_name().unwrap().to_str().unwrap())).unwrap();
+    let mut sleeper = rt::process::Command::new("sleep").arg("30").spawn().unwrap();
+    writeln!(out, "has id {}", sleeper.id().is_some()).unwrap();
+    sleeper.start_kill().unwrap();
+    let status = sleeper.wait().await.unwrap();
+    writeln!(out, "killed {:?}", std::os::unix::process::ExitStatusExt::signal(&status)).unwrap();
+    let kind = rt::signal::unix::SignalKind::from_raw(15);
+    writeln!(out, "kind {} {}", kind.as_raw_value(), rt::signal::unix::SignalKind::terminate().as_raw_value()).unwrap();
+    let hangup = rt::signal::unix::signal(rt::signal::unix::SignalKind::hangup());
+    writeln!(out, "hangup listener {}", hangup.is_ok()).unwrap();
+    out
+}

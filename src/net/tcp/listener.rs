@@ -200,6 +200,42 @@ impl TcpListener {
         self.io.get_ref().local_addr()
     }
 
+    /// `IP_TTL`: the time-to-live of the packets the accepted connections
+    /// start with.
+    ///
+    /// # Errors
+    ///
+    /// What `getsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = lawn_rt::net::TcpListener::bind("127.0.0.1:0").await?;
+    ///     listener.set_ttl(100)?;
+    ///     assert_eq!(listener.ttl()?, 100);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+
+    /// Sets `IP_TTL`.
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// See [`ttl`](Self::ttl).
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+
     /// Takes the socket's pending error (`SO_ERROR`), if any, clearing it.
     ///
     /// # Errors

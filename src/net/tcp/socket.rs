@@ -117,6 +117,67 @@ impl TcpSocket {
         }
     }
 
+    /// Sets `SO_LINGER`: how long a close waits to send what is still
+    /// buffered (`None`, the default: the close returns at once; whole
+    /// seconds). Deprecated as tokio's is: a non-zero linger makes the
+    /// close in the stream's drop block the thread; see
+    /// [`set_zero_linger`](Self::set_zero_linger).
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let socket = lawn_rt::net::TcpSocket::new_v4()?;
+    /// socket.set_linger(None)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[deprecated = "`SO_LINGER` makes the stream's drop block the thread; see `set_zero_linger`"]
+    pub fn set_linger(&self, linger: Option<std::time::Duration>) -> io::Result<()> {
+        Ok(sockopt::set_socket_linger(&self.fd, linger)?)
+    }
+
+    /// Sets `SO_LINGER` to zero: a close then resets the connection at
+    /// once, discarding what is unsent.
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// See [`linger`](Self::linger).
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        Ok(sockopt::set_socket_linger(
+            &self.fd,
+            Some(std::time::Duration::ZERO),
+        )?)
+    }
+
+    /// `SO_LINGER`: `None` (the default) or the linger set.
+    ///
+    /// # Errors
+    ///
+    /// What `getsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let socket = lawn_rt::net::TcpSocket::new_v4()?;
+    /// assert_eq!(socket.linger()?, None);
+    /// socket.set_zero_linger()?;
+    /// assert_eq!(socket.linger()?, Some(Duration::ZERO));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        Ok(sockopt::socket_linger(&self.fd)?)
+    }
+
     /// Sets `SO_REUSEADDR`: with `true`, the socket may bind a local
     /// address that connections of an earlier socket still hold (in
     /// `TIME_WAIT` after a close), so a restarted server binds its port

@@ -312,6 +312,126 @@ impl TcpStream {
             .async_io(driver::Direction::Read, |stream| stream.peek(buf))
             .await
     }
+
+    /// `IP_TTL`: the time-to-live of the packets this stream sends.
+    ///
+    /// # Errors
+    ///
+    /// What `getsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     let stream = TcpStream::connect(listener.local_addr()?).await?;
+    ///     stream.set_ttl(33)?;
+    ///     assert_eq!(stream.ttl()?, 33);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+
+    /// Sets `IP_TTL`.
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// See [`ttl`](Self::ttl).
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+
+    /// `SO_LINGER`: how long a close waits to send what is still buffered
+    /// (`None`: the close returns at once and the kernel sends it in the
+    /// background, the default). Linux and Android.
+    ///
+    /// # Errors
+    ///
+    /// What `getsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lawn_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     let stream = TcpStream::connect(listener.local_addr()?).await?;
+    ///     assert_eq!(stream.linger()?, None);
+    ///     stream.set_zero_linger()?;
+    ///     assert_eq!(stream.linger()?, Some(Duration::ZERO));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        Ok(rustix::net::sockopt::socket_linger(self.io.get_ref())?)
+    }
+
+    /// Sets `SO_LINGER` (whole seconds). Deprecated as tokio's is: with a
+    /// non-zero linger the kernel's close, which the stream's drop makes,
+    /// blocks the dropping thread (a runtime worker) until the data is sent
+    /// or the time is up. For a close that resets the connection use
+    /// [`set_zero_linger`](Self::set_zero_linger); it is kept for ports.
+    /// Linux and Android.
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = lawn_rt::net::TcpListener::bind("127.0.0.1:0").await?;
+    ///     let stream = lawn_rt::net::TcpStream::connect(listener.local_addr()?).await?;
+    ///     stream.set_linger(None)?; // the default: never blocks
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[deprecated = "`SO_LINGER` makes the stream's drop block the thread; see `set_zero_linger`"]
+    pub fn set_linger(&self, linger: Option<std::time::Duration>) -> io::Result<()> {
+        Ok(rustix::net::sockopt::set_socket_linger(
+            self.io.get_ref(),
+            linger,
+        )?)
+    }
+
+    /// Sets `SO_LINGER` to zero: closing (dropping) the stream then
+    /// discards what is unsent and resets the connection (`RST`) at once,
+    /// never blocking. Linux and Android.
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// See [`linger`](Self::linger).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        Ok(rustix::net::sockopt::set_socket_linger(
+            self.io.get_ref(),
+            Some(std::time::Duration::ZERO),
+        )?)
+    }
 }
 
 crate::net::ops::socket_traits!(TcpStream: local_addr, peer_addr);
