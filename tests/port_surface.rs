@@ -85,3 +85,6 @@ fn paused_clocks_behave_alike() {
     });
     assert_eq!(lawn, tokio);
 }
+
+same_story!(server_loops_behave_alike, |dir| server_loop);
+same_story!(supervisors_behave_alike, |dir| supervisor(&dir));
