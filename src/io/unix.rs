@@ -668,8 +668,7 @@ impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFd<T> {
 /// See [`AsyncFd`].
 pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
     async_fd: &'a AsyncFd<T>,
-    /// `None` once cleared or retained.
-    event: Option<ReadyEvent>,
+    seen: Seen,
 }
 
 /// The guard's error from [`try_io`](AsyncFdReadyGuard::try_io): the call
@@ -677,11 +676,50 @@ pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
 #[derive(Debug)]
 pub struct TryIoError(());
 
+/// What both guards keep: the readiness their wait saw, until cleared or
+/// retained (`None`), and the rules for clearing it.
+struct Seen(Option<ReadyEvent>);
+
+impl Seen {
+    fn clear(&mut self, io: &Registration<Fd>) {
+        if let Some(event) = self.0.take() {
+            io.clear_readiness(event);
+        }
+    }
+
+    fn clear_matching(&mut self, io: &Registration<Fd>, ready: Ready) {
+        if let Some(event) = self.0.as_mut() {
+            io.clear_readiness(event.only(ready.bits()));
+            *event = event.only(event.ready.without(ready.bits()));
+        }
+    }
+
+    fn ready(&self) -> Ready {
+        self.0
+            .map_or(Ready::EMPTY, |event| Ready::from_bits(event.ready))
+    }
+
+    /// A `try_io` result: `WouldBlock` clears and becomes [`TryIoError`].
+    fn after<R>(
+        &mut self,
+        io: &Registration<Fd>,
+        result: io::Result<R>,
+    ) -> Result<io::Result<R>, TryIoError> {
+        match result {
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                self.clear(io);
+                Err(TryIoError(()))
+            }
+            result => Ok(result),
+        }
+    }
+}
+
 impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     fn new(async_fd: &'a AsyncFd<T>, event: ReadyEvent) -> Self {
         AsyncFdReadyGuard {
             async_fd,
-            event: Some(event),
+            seen: Seen(Some(event)),
         }
     }
 
@@ -704,9 +742,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn clear_ready(&mut self) {
-        if let Some(event) = self.event.take() {
-            self.async_fd.io.clear_readiness(event);
-        }
+        self.seen.clear(&self.async_fd.io);
     }
 
     /// Forgets only the `ready` part of what this guard saw (the closed
@@ -729,10 +765,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn clear_ready_matching(&mut self, ready: Ready) {
-        if let Some(event) = self.event.as_mut() {
-            self.async_fd.io.clear_readiness(event.only(ready.bits()));
-            *event = event.only(event.ready.without(ready.bits()));
-        }
+        self.seen.clear_matching(&self.async_fd.io, ready);
     }
 
     /// Keeps the readiness (what dropping the guard does too).
@@ -751,7 +784,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn retain_ready(&mut self) {
-        self.event = None;
+        self.seen.0 = None;
     }
 
     /// What the wait found (empty once cleared or retained).
@@ -761,8 +794,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     /// See [`AsyncFd::ready`].
     #[must_use]
     pub fn ready(&self) -> Ready {
-        self.event
-            .map_or(Ready::EMPTY, |event| Ready::from_bits(event.ready))
+        self.seen.ready()
     }
 
     /// Runs the non-blocking `f`: `Err(TryIoError)` if it said
@@ -781,13 +813,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
         f: impl FnOnce(&'a AsyncFd<T>) -> io::Result<R>,
     ) -> Result<io::Result<R>, TryIoError> {
         let result = f(self.async_fd);
-        match result {
-            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
+        self.seen.after(&self.async_fd.io, result)
     }
 
     /// The `AsyncFd`.
@@ -847,14 +873,14 @@ impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyGuard<'_, T> {
 /// See [`AsyncFd::readable_mut`].
 pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
     async_fd: &'a mut AsyncFd<T>,
-    event: Option<ReadyEvent>,
+    seen: Seen,
 }
 
 impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     fn new(async_fd: &'a mut AsyncFd<T>, event: ReadyEvent) -> Self {
         AsyncFdReadyMutGuard {
             async_fd,
-            event: Some(event),
+            seen: Seen(Some(event)),
         }
     }
 
@@ -873,9 +899,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn clear_ready(&mut self) {
-        if let Some(event) = self.event.take() {
-            self.async_fd.io.clear_readiness(event);
-        }
+        self.seen.clear(&self.async_fd.io);
     }
 
     /// As [`AsyncFdReadyGuard::clear_ready_matching`].
@@ -895,10 +919,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn clear_ready_matching(&mut self, ready: Ready) {
-        if let Some(event) = self.event.as_mut() {
-            self.async_fd.io.clear_readiness(event.only(ready.bits()));
-            *event = event.only(event.ready.without(ready.bits()));
-        }
+        self.seen.clear_matching(&self.async_fd.io, ready);
     }
 
     /// As [`AsyncFdReadyGuard::retain_ready`].
@@ -916,7 +937,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn retain_ready(&mut self) {
-        self.event = None;
+        self.seen.0 = None;
     }
 
     /// As [`AsyncFdReadyGuard::ready`].
@@ -926,8 +947,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     /// See [`AsyncFd::poll_read_ready_mut`].
     #[must_use]
     pub fn ready(&self) -> Ready {
-        self.event
-            .map_or(Ready::EMPTY, |event| Ready::from_bits(event.ready))
+        self.seen.ready()
     }
 
     /// As [`AsyncFdReadyGuard::try_io`], with the `AsyncFd` lent mutably.
@@ -944,13 +964,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
         f: impl FnOnce(&mut AsyncFd<T>) -> io::Result<R>,
     ) -> Result<io::Result<R>, TryIoError> {
         let result = f(self.async_fd);
-        match result {
-            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
+        self.seen.after(&self.async_fd.io, result)
     }
 
     /// The `AsyncFd`.
