@@ -641,3 +641,61 @@ pub async fn supervisor(dir: &std::path::Path) -> String {
     writeln!(out, "hangup listener {}", hangup.is_ok()).unwrap();
     out
 }
+
+/// A proxy and an admin socket: `copy_bidirectional` between two TCP
+/// streams, a connect by host name, Unix peer credentials, std
+/// conversions of Unix sockets, a signal polled by hand.
+pub async fn proxy_and_admin(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let upstream = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream_port = upstream.local_addr().unwrap().port();
+    rt::spawn(async move {
+        let (mut stream, _) = upstream.accept().await.unwrap();
+        let mut buf = [0; 5];
+        stream.read_exact(&mut buf).await.unwrap();
+        stream.write_all(&buf).await.unwrap();
+    });
+    let front = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let front_addr = front.local_addr().unwrap();
+    let proxy = rt::spawn(async move {
+        let (mut client, _) = front.accept().await.unwrap();
+        let mut server = rt::net::TcpStream::connect(("localhost", upstream_port)).await.unwrap();
+        rt::io::copy_bidirectional(&mut client, &mut server).await.unwrap()
+    });
+    let mut client = rt::net::TcpStream::connect(front_addr).await.unwrap();
+    client.write_all(b"hello").await.unwrap();
+    let mut echoed = [0; 5];
+    client.read_exact(&mut echoed).await.unwrap();
+    drop(client);
+    writeln!(out, "proxied {:?} {:?}", std::str::from_utf8(&echoed).unwrap(), proxy.await.unwrap()).unwrap();
+
+    let path = dir.join("admin.sock");
+    let std_listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    std_listener.set_nonblocking(true).unwrap();
+    let listener = rt::net::UnixListener::from_std(std_listener).unwrap();
+    let client = rt::net::UnixStream::connect(&path).await.unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    let cred = server.peer_cred().unwrap();
+    writeln!(out, "peer uid matches {}", cred.uid() == rustix_free_uid()).unwrap();
+    let std_client = client.into_std().unwrap();
+    writeln!(out, "unix into_std {}", std_client.peer_addr().is_ok()).unwrap();
+
+    let mut usr1 = rt::signal::unix::signal(rt::signal::unix::SignalKind::user_defined1()).unwrap();
+    let pid = std::process::id().to_string();
+    std::process::Command::new("kill").args(["-USR1", &pid]).status().unwrap();
+    let got = rt::time::timeout(
+        Duration::from_secs(10),
+        std::future::poll_fn(|cx| usr1.poll_recv(cx)),
+    )
+    .await
+    .unwrap();
+    writeln!(out, "polled signal {got:?}").unwrap();
+    out
+}
+
+/// This process's user id, read from `/proc` (no libc in the test).
+fn rustix_free_uid() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|line| line.starts_with("Uid:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
