@@ -213,7 +213,81 @@ fn tcp_ttl_and_linger(flavor: Flavor) {
     });
 }
 
+fn polled_udp_and_tcp_peek_wait_and_wake(flavor: Flavor) {
+    on(flavor, "polled", || async {
+        use lawn_rt::io::ReadBuf;
+        let a = std::sync::Arc::new(UdpSocket::bind("127.0.0.1:0").await.unwrap());
+        let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        b.connect(a.local_addr().unwrap()).await.unwrap();
+        let (to, from) = (b.local_addr().unwrap(), a.local_addr().unwrap());
+        // Nothing has arrived: the polls wait, and the send wakes them.
+        let sender = {
+            let a = a.clone();
+            lawn_rt::spawn(async move {
+                lawn_rt::time::sleep(Duration::from_millis(20)).await;
+                std::future::poll_fn(|cx| a.poll_send_to(cx, b"one", to))
+                    .await
+                    .unwrap();
+                std::future::poll_fn(|cx| a.poll_send_to(cx, b"two", to))
+                    .await
+                    .unwrap()
+            })
+        };
+        let mut storage = [0; 16];
+        let mut buf = ReadBuf::new(&mut storage);
+        let peeked = within(
+            "poll_peek_from",
+            std::future::poll_fn(|cx| b.poll_peek_from(cx, &mut buf)),
+        )
+        .await
+        .unwrap();
+        assert_eq!((buf.filled(), peeked), (&b"one"[..], from));
+        let mut storage = [0; 16];
+        let mut buf = ReadBuf::new(&mut storage);
+        let got = within(
+            "poll_recv_from",
+            std::future::poll_fn(|cx| b.poll_recv_from(cx, &mut buf)),
+        )
+        .await
+        .unwrap();
+        assert_eq!((buf.filled(), got), (&b"one"[..], from));
+        assert_eq!(within("sender", sender).await.unwrap(), 3);
+        let mut storage = [0; 16];
+        let mut buf = ReadBuf::new(&mut storage);
+        within(
+            "poll_recv",
+            std::future::poll_fn(|cx| b.poll_recv(cx, &mut buf)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(buf.filled(), b"two");
+        let sent = std::future::poll_fn(|cx| b.poll_send(cx, b"back"))
+            .await
+            .unwrap();
+        assert_eq!(sent, 4);
+        assert_eq!(a.recv_from(&mut [0; 8]).await.unwrap(), (4, to));
+
+        let (client, mut server) = pair().await;
+        let writer = lawn_rt::spawn(async move {
+            lawn_rt::time::sleep(Duration::from_millis(20)).await;
+            server.write_all(b"peeked").await.unwrap();
+            server
+        });
+        let mut storage = [0; 16];
+        let mut buf = ReadBuf::new(&mut storage);
+        let n = within(
+            "poll_peek",
+            std::future::poll_fn(|cx| client.poll_peek(cx, &mut buf)),
+        )
+        .await
+        .unwrap();
+        assert!(n >= 1 && buf.filled() == &b"peeked"[..n]);
+        drop(within("writer", writer).await.unwrap());
+    });
+}
+
 both_flavors!(
+    polled_udp_and_tcp_peek_wait_and_wake,
     tcp_ttl_and_linger,
     ready_reports_any_mix_of_interests,
     try_io_clears_readiness_on_would_block,

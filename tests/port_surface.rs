@@ -89,3 +89,4 @@ fn paused_clocks_behave_alike() {
 same_story!(server_loops_behave_alike, |dir| server_loop);
 same_story!(supervisors_behave_alike, |dir| supervisor(&dir));
 same_story!(proxies_behave_alike, |dir| proxy_and_admin(&dir));
+same_story!(odds_and_ends_behave_alike, |dir| odds_and_ends(&dir));

@@ -433,6 +433,194 @@ impl UdpSocket {
         self.io.try_io(Direction::Read, |socket| socket.peek(buf))
     }
 
+    /// Sends `buf` to `target` once the socket can send, as a poll:
+    /// `Pending` (the task woken when there is room) until then. Only the
+    /// task of the latest poll of a direction is woken; for several
+    /// senders, use [`send_to`](Self::send_to).
+    ///
+    /// # Errors
+    ///
+    /// What `sendto(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let to = UdpSocket::bind("127.0.0.1:0").await?.local_addr()?;
+    ///     let n = std::future::poll_fn(|cx| a.poll_send_to(cx, b"hi", to)).await?;
+    ///     assert_eq!(n, 2);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn poll_send_to(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+        target: SocketAddr,
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Write, |socket| socket.send_to(buf, target))
+    }
+
+    /// Receives a datagram into `buf` once one has arrived, as a poll:
+    /// its sender, with the datagram in `buf`'s filled part (the rest of a
+    /// longer one is lost). Only the task of the latest poll is woken; for
+    /// several receivers, use [`recv_from`](Self::recv_from). With feature
+    /// `tokio-io` (it takes tokio's `ReadBuf`).
+    ///
+    /// # Errors
+    ///
+    /// What `recvfrom(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::ReadBuf;
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.send_to(b"ping", b.local_addr()?).await?;
+    ///     let mut storage = [0; 16];
+    ///     let mut buf = ReadBuf::new(&mut storage);
+    ///     let from = std::future::poll_fn(|cx| b.poll_recv_from(cx, &mut buf)).await?;
+    ///     assert_eq!((buf.filled(), from), (&b"ping"[..], a.local_addr()?));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<SocketAddr>> {
+        let (n, from) = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
+            socket.recv_from(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        std::task::Poll::Ready(Ok(from))
+    }
+
+    /// [`poll_recv_from`](Self::poll_recv_from) without taking the
+    /// datagram (the next receive gets it again). With feature `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// What `recvfrom(2)` with `MSG_PEEK` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::ReadBuf;
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.send_to(b"ping", b.local_addr()?).await?;
+    ///     let mut storage = [0; 16];
+    ///     let mut buf = ReadBuf::new(&mut storage);
+    ///     std::future::poll_fn(|cx| b.poll_peek_from(cx, &mut buf)).await?;
+    ///     assert_eq!(buf.filled(), b"ping");
+    ///     assert_eq!(b.try_recv_from(&mut [0; 16])?.0, 4); // still there
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<SocketAddr>> {
+        let (n, from) = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
+            socket.peek_from(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        std::task::Poll::Ready(Ok(from))
+    }
+
+    /// Sends `buf` to the connected peer once the socket can send, as a
+    /// poll (see [`poll_send_to`](Self::poll_send_to)).
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` before [`connect`](Self::connect); what `send(2)`
+    /// reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.connect(UdpSocket::bind("127.0.0.1:0").await?.local_addr()?).await?;
+    ///     assert_eq!(std::future::poll_fn(|cx| a.poll_send(cx, b"hi")).await?, 2);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn poll_send(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Write, |socket| socket.send(buf))
+    }
+
+    /// Receives a datagram from the connected peer into `buf`'s unfilled
+    /// part, as a poll (see [`poll_recv_from`](Self::poll_recv_from)).
+    /// With feature `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// What `recv(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::ReadBuf;
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     b.connect(a.local_addr()?).await?;
+    ///     a.send_to(b"pong", b.local_addr()?).await?;
+    ///     let mut storage = [0; 16];
+    ///     let mut buf = ReadBuf::new(&mut storage);
+    ///     std::future::poll_fn(|cx| b.poll_recv(cx, &mut buf)).await?;
+    ///     assert_eq!(buf.filled(), b"pong");
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn poll_recv(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        let n = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
+            socket.recv(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        std::task::Poll::Ready(Ok(()))
+    }
+
     /// The socket as a `std::net::UdpSocket`, out of the runtime's poll
     /// (still non-blocking: set it blocking if need be).
     ///

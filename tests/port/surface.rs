@@ -699,3 +699,89 @@ fn rustix_free_uid() -> u32 {
     let line = status.lines().find(|line| line.starts_with("Uid:")).unwrap();
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
+
+/// Odds and ends a service touches: JoinSet's other spawns and joins, a
+/// blocking spawn through the handle, Interval's poll, a UDP socket
+/// polled by hand, file seeks and lengths, more of Command.
+pub async fn odds_and_ends(dir: &std::path::Path) -> String {
+    use rt::io::AsyncSeekExt;
+    let mut out = String::new();
+    let handle = rt::runtime::Handle::current();
+    let mut set = rt::task::JoinSet::new();
+    set.spawn_on(async { 1 }, &handle);
+    set.spawn(async { 2 });
+    let mut got = set.join_all().await;
+    got.sort();
+    writeln!(out, "join_all {got:?}").unwrap();
+    let mut set = rt::task::JoinSet::new();
+    set.spawn(async { 3 });
+    rt::time::sleep(Duration::from_millis(5)).await;
+    let mut tried = None;
+    for _ in 0..100 {
+        tried = set.try_join_next();
+        if tried.is_some() {
+            break;
+        }
+        rt::task::yield_now().await;
+    }
+    writeln!(out, "try_join_next {:?}", tried.map(|r| r.unwrap())).unwrap();
+    let blocking = handle.spawn_blocking(|| 4).await.unwrap();
+    writeln!(out, "handle blocking {blocking}").unwrap();
+
+    let mut interval = rt::time::interval(Duration::from_millis(1));
+    let first = std::future::poll_fn(|cx| interval.poll_tick(cx)).await;
+    let second = std::future::poll_fn(|cx| interval.poll_tick(cx)).await;
+    writeln!(out, "poll_tick {}", second > first).unwrap();
+
+    let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let to = b.local_addr().unwrap();
+    let sent = std::future::poll_fn(|cx| a.poll_send_to(cx, b"polled", to)).await.unwrap();
+    let mut storage = [0u8; 16];
+    let mut buf = rt::io::ReadBuf::new(&mut storage);
+    let from = std::future::poll_fn(|cx| b.poll_recv_from(cx, &mut buf)).await.unwrap();
+    writeln!(out, "udp polled {sent} {:?} {}", buf.filled(), from == a.local_addr().unwrap()).unwrap();
+
+    let path = dir.join("seek.bin");
+    let mut file = rt::fs::File::create(&path).await.unwrap();
+    file.write_all(b"0123456789").await.unwrap();
+    file.flush().await.unwrap();
+    file.set_len(6).await.unwrap();
+    file.sync_all().await.unwrap();
+    let len = file.metadata().await.unwrap().len();
+    drop(file);
+    let mut file = rt::fs::File::open(&path).await.unwrap();
+    file.seek(std::io::SeekFrom::Start(2)).await.unwrap();
+    let mut rest = String::new();
+    file.read_to_string(&mut rest).await.unwrap();
+    writeln!(out, "file len {len} rest {rest:?}").unwrap();
+
+    let status = rt::process::Command::new("sh")
+        .args(["-c", "test -z \"$HOME\" && exit 7"])
+        .env_clear()
+        .envs([("A", "1")])
+        .stdin(std::process::Stdio::null())
+        .status()
+        .await
+        .unwrap();
+    writeln!(out, "env_clear {:?}", status.code()).unwrap();
+    let child = rt::process::Command::new("sh")
+        .args(["-c", "printf done"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = child.wait_with_output().await.unwrap();
+    writeln!(out, "wait_with_output {:?}", String::from_utf8(output.stdout).unwrap()).unwrap();
+    for kind in [
+        rt::signal::unix::SignalKind::interrupt(),
+        rt::signal::unix::SignalKind::quit(),
+        rt::signal::unix::SignalKind::child(),
+        rt::signal::unix::SignalKind::pipe(),
+        rt::signal::unix::SignalKind::window_change(),
+        rt::signal::unix::SignalKind::alarm(),
+    ] {
+        write!(out, "{} ", kind.as_raw_value()).unwrap();
+    }
+    out.push('\n');
+    out
+}

@@ -313,6 +313,48 @@ impl TcpStream {
             .await
     }
 
+    /// [`peek`](Self::peek) as a poll, into `buf`'s unfilled part: the
+    /// number of bytes copied (0 at the end of the stream). Only the task
+    /// of the latest read-direction poll is woken. With feature
+    /// `tokio-io` (it takes tokio's `ReadBuf`).
+    ///
+    /// # Errors
+    ///
+    /// What `recv(2)` with `MSG_PEEK` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::{AsyncWriteExt, ReadBuf};
+    /// use lawn_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     let a = TcpStream::connect(listener.local_addr()?).await?;
+    ///     let (mut b, _) = listener.accept().await?;
+    ///     b.write_all(b"x").await?;
+    ///     let mut storage = [0; 8];
+    ///     let mut buf = ReadBuf::new(&mut storage);
+    ///     let n = std::future::poll_fn(|cx| a.poll_peek(cx, &mut buf)).await?;
+    ///     assert_eq!((n, buf.filled()), (1, &b"x"[..]));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn poll_peek(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<usize>> {
+        let n = std::task::ready!(self.io.poll_io(cx, driver::Direction::Read, |stream| {
+            stream.peek(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        std::task::Poll::Ready(Ok(n))
+    }
+
     /// `IP_TTL`: the time-to-live of the packets this stream sends.
     ///
     /// # Errors
