@@ -39,6 +39,7 @@ both_flavors!(
     global_queue_interval_orders_remote_tasks_before_local_ones,
     event_interval_sets_how_often_yielded_tasks_run,
     a_small_event_capacity_serves_every_ready_socket,
+    a_small_busy_capacity_serves_every_ready_socket,
 );
 
 /// The name of the thread this runs on (`""` if unnamed).
@@ -650,6 +651,41 @@ fn the_event_capacity_bounds_each_poll() {
     });
 }
 
+/// A poll that does not wait (here: a task yields each turn, so the loop
+/// always has work) takes `max_io_events_per_busy_tick` events, whatever
+/// `max_io_events_per_tick` says; the rest come with later polls.
+#[test]
+fn the_busy_capacity_bounds_each_poll_that_does_not_wait() {
+    watchdog("busy capacity", Duration::from_secs(20), || {
+        let most = |idle: Option<usize>, busy: usize| {
+            let mut builder = Builder::new_current_thread();
+            builder.enable_io().max_io_events_per_busy_tick(busy);
+            if let Some(idle) = idle {
+                builder.max_io_events_per_tick(idle);
+            }
+            let rt = builder.build().unwrap();
+            rt.block_on(async { lawn_rt::spawn(serve_ready_sockets(16)).await.unwrap() })
+        };
+        assert_eq!(most(None, 1), 1, "busy 1, idle default");
+        assert!(most(None, 3) <= 3, "busy 3");
+        assert_eq!(most(Some(1), 16), 16, "busy 16 over idle 1");
+    });
+}
+
+/// With room for one event per busy poll, 64 sockets made readable at once
+/// are all served.
+fn a_small_busy_capacity_serves_every_ready_socket(flavor: Flavor) {
+    watchdog("one event per busy poll", flavor.hang(), move || {
+        let rt = flavor
+            .builder()
+            .enable_io()
+            .max_io_events_per_busy_tick(1)
+            .build()
+            .unwrap();
+        rt.block_on(async { lawn_rt::spawn(serve_ready_sockets(64)).await.unwrap() });
+    });
+}
+
 // ---------------------------------------------------------------------------
 // Zero
 // ---------------------------------------------------------------------------
@@ -658,7 +694,7 @@ fn the_event_capacity_bounds_each_poll() {
 /// was called, saying which setting.
 #[test]
 fn zero_panics_at_the_callers_line() {
-    let cases: [(&str, fn()); 3] = [
+    let cases: [(&str, fn()); 4] = [
         ("global_queue_interval", || {
             Builder::new_multi_thread().global_queue_interval(0);
         }),
@@ -667,6 +703,9 @@ fn zero_panics_at_the_callers_line() {
         }),
         ("max_io_events_per_tick", || {
             Builder::new_current_thread().max_io_events_per_tick(0);
+        }),
+        ("max_io_events_per_busy_tick", || {
+            Builder::new_current_thread().max_io_events_per_busy_tick(0);
         }),
     ];
     for (setting, call) in cases {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::blocking;
-use super::park::Parker;
+use super::park::{EventCaps, Parker};
 use super::scheduler::{current, multi, Intervals, Scheduler};
 use super::{Handle, Runtime, RuntimeFlavor as Flavor};
 use crate::driver::{check_resolution, Driver, Role, TimerSlack};
@@ -64,6 +64,8 @@ pub struct Builder {
     thread_keep_alive: Duration,
     intervals: Intervals,
     max_io_events_per_tick: usize,
+    /// `None`: the same as `max_io_events_per_tick`.
+    max_io_events_per_busy_tick: Option<usize>,
     hooks: ThreadHooks,
 }
 
@@ -276,6 +278,7 @@ impl Builder {
             thread_keep_alive: Duration::from_secs(10),
             intervals: Intervals::DEFAULT,
             max_io_events_per_tick: DEFAULT_MAX_IO_EVENTS_PER_TICK,
+            max_io_events_per_busy_tick: None,
             hooks: ThreadHooks::default(),
         }
     }
@@ -684,6 +687,59 @@ impl Builder {
         self
     }
 
+    /// The most I/O events a park loop takes at once when it polls without
+    /// waiting: when its thread still has tasks to run, or a timer already
+    /// due (default: [`max_io_events_per_tick`](Builder::max_io_events_per_tick)'s
+    /// value); like `tokio::runtime::Builder::max_io_events_per_busy_tick`.
+    ///
+    /// A busy thread polls every
+    /// [`event_interval`](Builder::event_interval) tasks, and the tasks a
+    /// large batch of events wakes all queue behind the work it already
+    /// has. A small busy cap leaves the rest in the kernel until the
+    /// thread is idle, or for its next busy poll: sockets are registered
+    /// edge-triggered, and an event not taken stays on epoll's ready list,
+    /// so none is lost.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0, as tokio's does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(128)
+    ///     .max_io_events_per_busy_tick(8)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     let socket = lawn_rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     socket.send_to(b"hi", socket.local_addr().unwrap()).await.unwrap();
+    ///     let mut buf = [0; 2];
+    ///     assert_eq!(socket.recv_from(&mut buf).await.unwrap().0, 2);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(
+            capacity > 0,
+            "lawn_rt: `max_io_events_per_busy_tick` must be greater than 0"
+        );
+        self.max_io_events_per_busy_tick = Some(capacity);
+        self
+    }
+
+    /// The event caps of each park loop (see `Parker::new`).
+    fn event_caps(&self) -> EventCaps {
+        EventCaps {
+            idle: self.max_io_events_per_tick,
+            busy: self
+                .max_io_events_per_busy_tick
+                .unwrap_or(self.max_io_events_per_tick),
+        }
+    }
+
     /// Runs `f` on every thread the runtime starts, on that thread, before
     /// the thread does any work; like
     /// `tokio::runtime::Builder::on_thread_start`.
@@ -900,7 +956,7 @@ impl Builder {
                     threads: self.spec("lawn-rt-worker"),
                     hooks: self.hooks.clone(),
                     intervals: self.intervals,
-                    max_io_events: self.max_io_events_per_tick,
+                    max_io_events: self.event_caps(),
                 },
                 blocking,
             )?,
@@ -909,7 +965,7 @@ impl Builder {
     }
 
     fn build_current_thread(&self, blocking: blocking::Pool) -> io::Result<Scheduler> {
-        let (parker, unpark, io) = Parker::new(self.enable_io, self.max_io_events_per_tick)?;
+        let (parker, unpark, io) = Parker::new(self.enable_io, self.event_caps())?;
         let time = self.enable_time.then(|| {
             let unpark = unpark.clone();
             let driver = Driver::for_runtime(
@@ -999,6 +1055,10 @@ impl fmt::Debug for Builder {
             .field("event_interval", &self.intervals.event)
             .field("global_queue_interval", &self.intervals.global_queue)
             .field("max_io_events_per_tick", &self.max_io_events_per_tick)
+            .field(
+                "max_io_events_per_busy_tick",
+                &self.max_io_events_per_busy_tick,
+            )
             .field("on_thread_start", &self.hooks.start.is_some())
             .field("on_thread_stop", &self.hooks.stop.is_some())
             .field("on_thread_park", &self.hooks.park.is_some())

@@ -31,10 +31,23 @@ const WAKER: Token = Token(0);
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const TIMER: Token = Token(1);
 
+/// How many I/O events one poll takes (`Builder::max_io_events_per_tick`
+/// and `max_io_events_per_busy_tick`, each at least 1).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventCaps {
+    /// A poll that may wait (the thread has nothing else to do).
+    pub(crate) idle: usize,
+    /// A poll that does not wait (the thread has tasks or a due timer).
+    pub(crate) busy: usize,
+}
+
 /// The blocking side, owned by the runtime's core.
 pub(crate) struct Parker {
     poll: Poll,
     events: Events,
+    /// A smaller buffer for the polls that do not wait (`None`: the same
+    /// cap as `events`).
+    busy_events: Option<Events>,
     #[cfg(any(target_os = "linux", target_os = "android"))]
     timer: timerfd::TimerFd,
     /// Where socket events go (`None`: I/O not enabled).
@@ -67,13 +80,13 @@ impl Unpark {
 impl Parker {
     /// A parker, its unpark handle, and (if `enable_io`) the I/O driver
     /// whose sockets register with its poll; a poll takes at most
-    /// `max_events` events (`Builder::max_io_events_per_tick`, at least 1:
-    /// the sockets' events that do not fit come with the next poll, as
-    /// they are registered edge-triggered and stay on epoll's ready list
-    /// until reported).
+    /// `caps.idle` events, or `caps.busy` when it does not wait (the
+    /// sockets' events that do not fit come with a later poll, as they are
+    /// registered edge-triggered and stay on epoll's ready list until
+    /// reported: a smaller cap never loses one).
     pub(crate) fn new(
         enable_io: bool,
-        max_events: usize,
+        caps: EventCaps,
     ) -> std::io::Result<(Parker, Unpark, Option<Arc<io::Driver>>)> {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
@@ -85,7 +98,8 @@ impl Parker {
         };
         let parker = Parker {
             poll,
-            events: Events::with_capacity(max_events.max(1)),
+            events: Events::with_capacity(caps.idle.max(1)),
+            busy_events: (caps.busy != caps.idle).then(|| Events::with_capacity(caps.busy.max(1))),
             #[cfg(any(target_os = "linux", target_os = "android"))]
             timer,
             io: io.clone(),
@@ -157,7 +171,12 @@ impl Parker {
 
     fn poll(&mut self, timeout: Option<Duration>) {
         self.timer_fired = false;
-        if let Err(err) = self.poll.poll(&mut self.events, timeout) {
+        // A poll that does not wait is a busy thread's: its own cap.
+        let events = match (&mut self.busy_events, timeout) {
+            (Some(busy), Some(wait)) if wait.is_zero() => busy,
+            _ => &mut self.events,
+        };
+        if let Err(err) = self.poll.poll(events, timeout) {
             if err.kind() != std::io::ErrorKind::Interrupted {
                 panic!("lawn_rt: the runtime's event loop failed to poll: {err}");
             }
@@ -166,7 +185,7 @@ impl Parker {
         // dispatched (edge-triggered: they would not come again), so the
         // first panic goes on only once all are.
         let mut panicked = None;
-        for event in self.events.iter() {
+        for event in events.iter() {
             match event.token() {
                 WAKER => {}
                 #[cfg(any(target_os = "linux", target_os = "android"))]

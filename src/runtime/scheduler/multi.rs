@@ -79,7 +79,7 @@ use crate::runtime::blocking;
 use crate::runtime::builder::{ThreadHooks, ThreadSpec};
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
-use crate::runtime::park::{Parker, Unpark};
+use crate::runtime::park::{EventCaps, Parker, Unpark};
 use crate::runtime::task::{Schedule, TaskRef};
 
 /// A multi-thread scheduler: the state every worker and handle shares.
@@ -183,7 +183,7 @@ pub(crate) struct Config {
     pub(crate) hooks: ThreadHooks,
     pub(crate) intervals: Intervals,
     /// The capacity of each worker's `mio::Events`.
-    pub(crate) max_io_events: usize,
+    pub(crate) max_io_events: EventCaps,
 }
 
 impl MultiThread {
