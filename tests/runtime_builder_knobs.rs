@@ -40,6 +40,7 @@ both_flavors!(
     event_interval_sets_how_often_yielded_tasks_run,
     a_small_event_capacity_serves_every_ready_socket,
     a_small_busy_capacity_serves_every_ready_socket,
+    the_name_is_the_runtimes_everywhere,
 );
 
 /// The name of the thread this runs on (`""` if unnamed).
@@ -684,6 +685,47 @@ fn a_small_busy_capacity_serves_every_ready_socket(flavor: Flavor) {
             .unwrap();
         rt.block_on(async { lawn_rt::spawn(serve_ready_sockets(64)).await.unwrap() });
     });
+}
+
+// ---------------------------------------------------------------------------
+// name
+// ---------------------------------------------------------------------------
+
+/// The name reaches `Handle::name` wherever a handle comes from: the
+/// runtime, `Handle::current` in `block_on`, and in a task on a worker.
+fn the_name_is_the_runtimes_everywhere(flavor: Flavor) {
+    watchdog("name", flavor.hang(), move || {
+        let rt = flavor
+            .builder()
+            .name("ingest")
+            .enable_all()
+            .build()
+            .unwrap();
+        assert_eq!(rt.handle().name(), Some("ingest"));
+        let seen = rt.block_on(async {
+            let here = Handle::current().name().map(str::to_owned);
+            let in_task = lawn_rt::spawn(async { Handle::current().name().map(str::to_owned) })
+                .await
+                .unwrap();
+            (here, in_task)
+        });
+        assert_eq!(seen, (Some("ingest".into()), Some("ingest".into())));
+        let unnamed = flavor.builder().build().unwrap();
+        assert_eq!(unnamed.handle().name(), None);
+        assert!(format!("{:?}", flavor.builder().name("x")).contains("name: Some(\"x\")"));
+    });
+}
+
+#[test]
+fn an_empty_name_panics_at_the_callers_line() {
+    let site = catch_panic_site("empty name", || {
+        Builder::new_current_thread().name("  ");
+    });
+    assert!(site.file.ends_with("runtime_builder_knobs.rs"), "{site:?}");
+    assert!(
+        site.message.contains("name") && site.message.contains("empty"),
+        "{site:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------

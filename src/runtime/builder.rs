@@ -66,6 +66,8 @@ pub struct Builder {
     max_io_events_per_tick: usize,
     /// `None`: the same as `max_io_events_per_tick`.
     max_io_events_per_busy_tick: Option<usize>,
+    /// The runtime's name (`Builder::name`).
+    name: Option<std::sync::Arc<str>>,
     hooks: ThreadHooks,
 }
 
@@ -279,6 +281,7 @@ impl Builder {
             intervals: Intervals::DEFAULT,
             max_io_events_per_tick: DEFAULT_MAX_IO_EVENTS_PER_TICK,
             max_io_events_per_busy_tick: None,
+            name: None,
             hooks: ThreadHooks::default(),
         }
     }
@@ -457,6 +460,35 @@ impl Builder {
     /// ```
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
         self.thread_name = Some(ThreadName::Fixed(name.into()));
+        self
+    }
+
+    /// Names the runtime, for [`Handle::name`](super::Handle::name) (its
+    /// threads are named by [`thread_name`](Builder::thread_name)); like
+    /// `tokio::runtime::Builder::name`.
+    ///
+    /// # Panics
+    ///
+    /// If `name` is empty or only whitespace, at the caller's line.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread()
+    ///     .name("ingest")
+    ///     .build()
+    ///     .unwrap();
+    /// let name = rt.block_on(async { lawn_rt::runtime::Handle::current().name().map(str::to_owned) });
+    /// assert_eq!(name.as_deref(), Some("ingest"));
+    /// ```
+    #[track_caller]
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Builder {
+        let name = name.into();
+        assert!(
+            !name.trim().is_empty(),
+            "lawn_rt: a runtime's `name` must not be empty"
+        );
+        self.name = Some(name.into());
         self
     }
 
@@ -957,6 +989,7 @@ impl Builder {
                     hooks: self.hooks.clone(),
                     intervals: self.intervals,
                     max_io_events: self.event_caps(),
+                    name: self.name.clone(),
                 },
                 blocking,
             )?,
@@ -987,7 +1020,8 @@ impl Builder {
             io,
             self.intervals,
             self.hooks.clone(),
-        );
+        )
+        .named(self.name.clone());
         Ok(Scheduler::Current(Arc::new(inner)))
     }
 
@@ -1059,6 +1093,7 @@ impl fmt::Debug for Builder {
                 "max_io_events_per_busy_tick",
                 &self.max_io_events_per_busy_tick,
             )
+            .field("name", &self.name)
             .field("on_thread_start", &self.hooks.start.is_some())
             .field("on_thread_stop", &self.hooks.stop.is_some())
             .field("on_thread_park", &self.hooks.park.is_some())

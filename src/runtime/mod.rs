@@ -582,6 +582,21 @@ impl Handle {
         }
     }
 
+    /// The runtime's name, if its [`Builder::name`] gave one; like
+    /// `tokio::runtime::Handle::name`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread().name("api").build().unwrap();
+    /// assert_eq!(rt.handle().name(), Some("api"));
+    /// assert_eq!(lawn_rt::runtime::Runtime::new().unwrap().handle().name(), None);
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name()
+    }
+
     /// The runtime's counts; like `tokio::runtime::Handle::metrics`.
     ///
     /// # Examples

@@ -74,6 +74,8 @@ pub(crate) struct CurrentThread {
     intervals: Intervals,
     /// The park and unpark hooks run on the driving thread.
     hooks: ThreadHooks,
+    /// `Builder::name`.
+    name: Option<Arc<str>>,
 }
 
 struct Inject {
@@ -124,7 +126,18 @@ impl CurrentThread {
             io,
             intervals,
             hooks,
+            name: None,
         }
+    }
+
+    /// The runtime's name (`Builder::name`).
+    pub(crate) fn named(mut self, name: Option<Arc<str>>) -> CurrentThread {
+        self.name = name;
+        self
+    }
+
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     fn id(&self) -> usize {

@@ -118,6 +118,14 @@ impl Scheduler {
         }
     }
 
+    /// The runtime's name (`Builder::name`).
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            Scheduler::Current(inner) => inner.name(),
+            Scheduler::Multi(shared) => shared.name(),
+        }
+    }
+
     /// Tasks spawned and not yet completed.
     pub(crate) fn alive_tasks(&self) -> usize {
         match self {

@@ -109,6 +109,8 @@ pub(crate) struct MultiThread {
     /// What each of its threads runs first and last, and around an idle
     /// park.
     hooks: ThreadHooks,
+    /// `Builder::name`.
+    name: Option<Arc<str>>,
     intervals: Intervals,
     /// The blocking pool's shutdown timeout, for the worker that cleans up
     /// when `Runtime::drop` cannot (it runs on a worker).
@@ -184,6 +186,8 @@ pub(crate) struct Config {
     pub(crate) intervals: Intervals,
     /// The capacity of each worker's `mio::Events`.
     pub(crate) max_io_events: EventCaps,
+    /// `Builder::name`.
+    pub(crate) name: Option<Arc<str>>,
 }
 
 impl MultiThread {
@@ -234,6 +238,7 @@ impl MultiThread {
             spares: Mutex::new(Vec::new()),
             threads_spec: config.threads,
             hooks: config.hooks,
+            name: config.name,
             intervals: config.intervals,
             pending_blocking: Mutex::new(None),
         });
@@ -318,6 +323,11 @@ impl MultiThread {
     /// Tasks waiting in the shared queue (not a worker's own).
     pub(crate) fn inject_depth(&self) -> usize {
         lock(&self.inject).queue.len()
+    }
+
+    /// The runtime's name (`Builder::name`).
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     /// How many workers the runtime runs.
