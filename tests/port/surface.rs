@@ -342,8 +342,12 @@ pub fn runtimes() -> String {
         .thread_stack_size(1 << 20)
         .on_thread_start(|| {})
         .on_thread_stop(|| {})
+        .name("port")
+        .max_io_events_per_tick(64)
+        .max_io_events_per_busy_tick(8)
         .build()
         .unwrap();
+    writeln!(out, "named {:?}", current.handle().name()).unwrap();
     let blocking = current.spawn_blocking(|| 5);
     writeln!(out, "blocking {}", current.block_on(blocking).unwrap()).unwrap();
     {
