@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::blocking;
-use super::park::{EventCaps, Parker};
+use super::park::Parker;
 use super::scheduler::{current, multi, Intervals, Scheduler};
+use super::EventCaps;
 use super::{Handle, Runtime, RuntimeFlavor as Flavor};
 use crate::driver::{check_resolution, Driver, Role, TimerSlack};
 

@@ -51,6 +51,18 @@ mod park;
 #[cfg(loom)]
 #[path = "park_model.rs"]
 mod park;
+
+/// How many I/O events one poll of a park loop takes
+/// (`Builder::max_io_events_per_tick` and `max_io_events_per_busy_tick`,
+/// each at least 1); the loom model's parker takes none.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventCaps {
+    /// A poll that may wait (the thread has nothing else to do).
+    pub(crate) idle: usize,
+    /// A poll that does not wait (the thread has tasks or a due timer).
+    pub(crate) busy: usize,
+}
+
 mod scheduler;
 pub(crate) mod task;
 

@@ -25,21 +25,12 @@ use std::time::{Duration, Instant as StdInstant};
 use mio::{Events, Poll, Token};
 
 use super::io;
+use super::EventCaps;
 use crate::driver::punctual::{spin_until, Latency};
 
 const WAKER: Token = Token(0);
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const TIMER: Token = Token(1);
-
-/// How many I/O events one poll takes (`Builder::max_io_events_per_tick`
-/// and `max_io_events_per_busy_tick`, each at least 1).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct EventCaps {
-    /// A poll that may wait (the thread has nothing else to do).
-    pub(crate) idle: usize,
-    /// A poll that does not wait (the thread has tasks or a due timer).
-    pub(crate) busy: usize,
-}
 
 /// The blocking side, owned by the runtime's core.
 pub(crate) struct Parker {

@@ -40,10 +40,10 @@ impl Unpark {
 
 impl Parker {
     /// A parker and its unpark handle; I/O cannot be enabled under loom
-    /// (so there are no events to take: `_max_events` is not used).
+    /// (so there are no events to take: `_caps` is not used).
     pub(crate) fn new(
         enable_io: bool,
-        _max_events: usize,
+        _caps: super::EventCaps,
     ) -> std::io::Result<(Parker, Unpark, Option<Arc<io::Driver>>)> {
         if enable_io {
             return Err(std::io::Error::new(

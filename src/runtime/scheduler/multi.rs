@@ -79,8 +79,9 @@ use crate::runtime::blocking;
 use crate::runtime::builder::{ThreadHooks, ThreadSpec};
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
-use crate::runtime::park::{EventCaps, Parker, Unpark};
+use crate::runtime::park::{Parker, Unpark};
 use crate::runtime::task::{Schedule, TaskRef};
+use crate::runtime::EventCaps;
 
 /// A multi-thread scheduler: the state every worker and handle shares.
 pub(crate) struct MultiThread {
