@@ -286,7 +286,66 @@ fn polled_udp_and_tcp_peek_wait_and_wake(flavor: Flavor) {
     });
 }
 
+fn polled_unix_datagrams_wait_and_wake(flavor: Flavor) {
+    on(flavor, "polled_unix", move || async move {
+        use lawn_rt::io::ReadBuf;
+        use lawn_rt::net::UnixDatagram;
+        let (a, b) = UnixDatagram::pair().unwrap();
+        let a = std::sync::Arc::new(a);
+        let sender = {
+            let a = a.clone();
+            lawn_rt::spawn(async move {
+                lawn_rt::time::sleep(Duration::from_millis(20)).await;
+                std::future::poll_fn(|cx| a.poll_send(cx, b"late"))
+                    .await
+                    .unwrap()
+            })
+        };
+        let mut storage = [0; 16];
+        let mut buf = ReadBuf::new(&mut storage);
+        within(
+            "poll_recv",
+            std::future::poll_fn(|cx| b.poll_recv(cx, &mut buf)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(buf.filled(), b"late");
+        assert_eq!(within("sender", sender).await.unwrap(), 4);
+
+        let dir = std::env::temp_dir().join(format!(
+            "lawn-rt-readiness-{}-{:?}",
+            std::process::id(),
+            flavor
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bound.sock");
+        let _ = std::fs::remove_file(&path);
+        let bound = UnixDatagram::bind(&path).unwrap();
+        let unbound = UnixDatagram::unbound().unwrap();
+        let sent = std::future::poll_fn(|cx| unbound.poll_send_to(cx, b"to path", &path))
+            .await
+            .unwrap();
+        assert_eq!(sent, 7);
+        let mut storage = [0; 16];
+        let mut buf = ReadBuf::new(&mut storage);
+        let from = within(
+            "poll_recv_from",
+            std::future::poll_fn(|cx| bound.poll_recv_from(cx, &mut buf)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(buf.filled(), b"to path");
+        assert!(from.is_unnamed());
+        let err = std::future::poll_fn(|cx| unbound.poll_send_to(cx, b"x", dir.join("missing")))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotFound);
+        std::fs::remove_dir_all(&dir).unwrap();
+    });
+}
+
 both_flavors!(
+    polled_unix_datagrams_wait_and_wake,
     polled_udp_and_tcp_peek_wait_and_wake,
     tcp_ttl_and_linger,
     ready_reports_any_mix_of_interests,

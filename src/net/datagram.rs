@@ -105,6 +105,83 @@ macro_rules! datagram_api {
                     .await
             }
 
+            /// [`send`](Self::send) as a poll: `Pending` (the task woken
+            /// when there is room) until the datagram can go. Only the task
+            /// of the latest poll of a direction is woken; for several
+            /// senders, use [`send`](Self::send).
+            ///
+            /// # Errors
+            ///
+            /// As [`send`](Self::send).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     assert_eq!(std::future::poll_fn(|cx| a.poll_send(cx, b"hi")).await?, 2);
+            ///     let mut buf = [0; 16];
+            ///     assert_eq!(b.recv(&mut buf).await?, 2);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub fn poll_send(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &[u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                self.io
+                    .poll_io(cx, $crate::runtime::io::Direction::Write, |socket| {
+                        socket.send(buf)
+                    })
+            }
+
+            /// [`recv`](Self::recv) as a poll, into `buf`'s unfilled part
+            /// (the rest of a longer datagram is lost). Only the task of
+            /// the latest poll of a direction is woken. With feature
+            /// `tokio-io` (it takes tokio's `ReadBuf`).
+            ///
+            /// # Errors
+            ///
+            /// As [`recv`](Self::recv).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            /// use lawn_rt::io::ReadBuf;
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     a.send(b"pong").await?;
+            ///     let mut storage = [0; 16];
+            ///     let mut buf = ReadBuf::new(&mut storage);
+            ///     std::future::poll_fn(|cx| b.poll_recv(cx, &mut buf)).await?;
+            ///     assert_eq!(buf.filled(), b"pong");
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            #[cfg(feature = "tokio-io")]
+            pub fn poll_recv(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &mut ::tokio::io::ReadBuf<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                let n = ::std::task::ready!(self.io.poll_io(
+                    cx,
+                    $crate::runtime::io::Direction::Read,
+                    |socket| socket.recv(buf.initialize_unfilled()),
+                ))?;
+                buf.advance(n);
+                ::std::task::Poll::Ready(Ok(()))
+            }
+
             /// Sends `buf` as one datagram to the connected peer if it can
             /// go now, without waiting; returns how many bytes were sent.
             ///

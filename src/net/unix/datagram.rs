@@ -421,6 +421,86 @@ impl UnixDatagram {
         Ok((n, SocketAddr(from)))
     }
 
+    /// [`send_to`](Self::send_to) as a poll: `Pending` (the task woken
+    /// when there is room) until the datagram can go. Only the task of the
+    /// latest poll of a direction is woken.
+    ///
+    /// # Errors
+    ///
+    /// As [`send_to`](Self::send_to).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UnixDatagram;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("lawn-rt-dgram-poll-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let bound = UnixDatagram::bind(dir.join("s"))?;
+    ///     let sender = UnixDatagram::unbound()?;
+    ///     let n = std::future::poll_fn(|cx| sender.poll_send_to(cx, b"hi", dir.join("s"))).await?;
+    ///     assert_eq!(n, 2);
+    ///     assert_eq!(bound.recv(&mut [0; 4]).await?, 2);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn poll_send_to<P: AsRef<Path>>(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+        target: P,
+    ) -> std::task::Poll<io::Result<usize>> {
+        let target = target.as_ref();
+        addr::check_path(target)?;
+        self.io
+            .poll_io(cx, Direction::Write, |socket| socket.send_to(buf, target))
+    }
+
+    /// [`recv_from`](Self::recv_from) as a poll, into `buf`'s unfilled
+    /// part: the sender's address. Only the task of the latest poll of a
+    /// direction is woken. With feature `tokio-io` (it takes tokio's
+    /// `ReadBuf`).
+    ///
+    /// # Errors
+    ///
+    /// As [`recv_from`](Self::recv_from).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::ReadBuf;
+    /// use lawn_rt::net::UnixDatagram;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let (a, b) = UnixDatagram::pair()?;
+    ///     a.send(b"ping").await?;
+    ///     let mut storage = [0; 16];
+    ///     let mut buf = ReadBuf::new(&mut storage);
+    ///     let from = std::future::poll_fn(|cx| b.poll_recv_from(cx, &mut buf)).await?;
+    ///     assert_eq!(buf.filled(), b"ping");
+    ///     assert!(from.is_unnamed());
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<SocketAddr>> {
+        let (n, from) = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
+            socket.recv_from(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        std::task::Poll::Ready(Ok(SocketAddr(from)))
+    }
+
     /// The address the socket is bound to (unnamed if it is not).
     ///
     /// # Errors
