@@ -173,13 +173,8 @@ macro_rules! datagram_api {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &mut ::tokio::io::ReadBuf<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
-                let n = ::std::task::ready!(self.io.poll_io(
-                    cx,
-                    $crate::runtime::io::Direction::Read,
-                    |socket| socket.recv(buf.initialize_unfilled()),
-                ))?;
-                buf.advance(n);
-                ::std::task::Poll::Ready(Ok(()))
+                self.io
+                    .poll_read_buf(cx, buf, |socket, unfilled| Ok((socket.recv(unfilled)?, ())))
             }
 
             /// Sends `buf` as one datagram to the connected peer if it can

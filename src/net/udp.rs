@@ -502,11 +502,8 @@ impl UdpSocket {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<SocketAddr>> {
-        let (n, from) = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
-            socket.recv_from(buf.initialize_unfilled())
-        }))?;
-        buf.advance(n);
-        std::task::Poll::Ready(Ok(from))
+        self.io
+            .poll_read_buf(cx, buf, |socket, unfilled| socket.recv_from(unfilled))
     }
 
     /// [`poll_recv_from`](Self::poll_recv_from) without taking the
@@ -542,11 +539,8 @@ impl UdpSocket {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<SocketAddr>> {
-        let (n, from) = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
-            socket.peek_from(buf.initialize_unfilled())
-        }))?;
-        buf.advance(n);
-        std::task::Poll::Ready(Ok(from))
+        self.io
+            .poll_read_buf(cx, buf, |socket, unfilled| socket.peek_from(unfilled))
     }
 
     /// The socket as a `std::net::UdpSocket`, out of the runtime's poll

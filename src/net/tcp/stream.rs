@@ -348,11 +348,10 @@ impl TcpStream {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<usize>> {
-        let n = std::task::ready!(self.io.poll_io(cx, driver::Direction::Read, |stream| {
-            stream.peek(buf.initialize_unfilled())
-        }))?;
-        buf.advance(n);
-        std::task::Poll::Ready(Ok(n))
+        self.io.poll_read_buf(cx, buf, |stream, unfilled| {
+            let n = stream.peek(unfilled)?;
+            Ok((n, n))
+        })
     }
 
     /// `IP_TTL`: the time-to-live of the packets this stream sends.

@@ -494,11 +494,10 @@ impl UnixDatagram {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<SocketAddr>> {
-        let (n, from) = std::task::ready!(self.io.poll_io(cx, Direction::Read, |socket| {
-            socket.recv_from(buf.initialize_unfilled())
-        }))?;
-        buf.advance(n);
-        std::task::Poll::Ready(Ok(SocketAddr(from)))
+        self.io.poll_read_buf(cx, buf, |socket, unfilled| {
+            let (n, from) = socket.recv_from(unfilled)?;
+            Ok((n, SocketAddr(from)))
+        })
     }
 
     /// The address the socket is bound to (unnamed if it is not).

@@ -161,6 +161,25 @@ impl<S: Source> Registration<S> {
         }
     }
 
+    /// [`poll_io`](Self::poll_io) for a read into `buf`'s unfilled part
+    /// (initialized first, so no `unsafe`): `op` gets the source and that
+    /// slice and returns the bytes it read with a result of its own (a
+    /// sender's address, say), which is returned once `buf` is advanced.
+    /// For the `poll_*` reads that take tokio's `ReadBuf`.
+    #[cfg(feature = "tokio-io")]
+    pub(crate) fn poll_read_buf<R>(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+        mut op: impl FnMut(&S, &mut [u8]) -> io::Result<(usize, R)>,
+    ) -> Poll<io::Result<R>> {
+        let (n, result) = ready!(self.poll_io(cx, Direction::Read, |source| {
+            op(source, buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(result))
+    }
+
     /// Runs the non-blocking `op` once if the source is ready in
     /// `direction` now, without waiting (a `WouldBlock` error if it is
     /// not); on `WouldBlock` from `op`, clears the readiness it saw, as
