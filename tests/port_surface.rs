@@ -62,6 +62,12 @@ same_story!(more_io_behaves_alike, |dir| more_io(&dir));
 same_story!(more_sync_behaves_alike, |dir| more_sync);
 
 #[test]
+fn named_entry_points_behave_alike() {
+    assert_eq!(on_lawn_rt::a_named_entry_point(), Some("entry".to_owned()));
+    assert_eq!(on_tokio::a_named_entry_point(), Some("entry".to_owned()));
+}
+
+#[test]
 fn runtimes_behave_alike() {
     assert_eq!(on_lawn_rt::runtimes(), on_tokio::runtimes());
 }

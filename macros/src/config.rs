@@ -1,9 +1,11 @@
-//! The attribute's options: `flavor`, `worker_threads`, `start_paused`.
+//! The attribute's options: `flavor`, `worker_threads`, `start_paused`,
+//! `name` and `crate`.
 //!
 //! Parsing happens in two steps. [`Options`] records each `name = value`
 //! pair after checking its type (and that it is set once); [`Options::resolve`]
-//! then checks the pairs against each other and yields the [`Flavor`] that the
-//! code generator turns into a `Builder` chain. Every error found in a step is
+//! then checks the pairs against each other and yields the [`Config`] (a
+//! [`Flavor`], the runtime's name and the crate's path) that the code
+//! generator turns into a `Builder` chain. Every error found in a step is
 //! reported, not only the first.
 
 use proc_macro2::TokenStream;
@@ -22,7 +24,20 @@ use crate::entry::Entry;
 pub(crate) const MULTI_THREAD_AVAILABLE: bool = true;
 
 /// The option names, in the order the error messages list them.
-const OPTION_NAMES: &str = "`flavor`, `worker_threads`, `start_paused`";
+const OPTION_NAMES: &str = "`flavor`, `worker_threads`, `start_paused`, `name`, `crate`";
+
+/// What an entry point's attribute asks for.
+#[derive(Clone, Default)]
+pub(crate) struct Config {
+    /// The runtime to build.
+    pub(crate) flavor: Flavor,
+    /// `name = "..."`: the runtime's name (`.name(..)`, read back with
+    /// `Handle::name`).
+    pub(crate) name: Option<String>,
+    /// `crate = "..."`: the path lawn_rt is reached by when it is re-exported
+    /// under another name; `None` is `::lawn_rt`.
+    pub(crate) krate: Option<Path>,
+}
 
 /// The runtime an entry point builds, with the settings that apply to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +65,7 @@ impl Default for Flavor {
 }
 
 /// Parses the attribute's arguments (the tokens between its parentheses).
-pub(crate) fn parse(entry: Entry, args: TokenStream) -> syn::Result<Flavor> {
+pub(crate) fn parse(entry: Entry, args: TokenStream) -> syn::Result<Config> {
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
     let mut options = Options::default();
     let mut errors = Errors::default();
@@ -80,6 +95,8 @@ struct Options {
     flavor: Option<Setting<FlavorName>>,
     worker_threads: Option<Setting<usize>>,
     start_paused: Option<Setting<bool>>,
+    name: Option<Setting<String>>,
+    krate: Option<Setting<Path>>,
 }
 
 impl Options {
@@ -102,12 +119,14 @@ impl Options {
                 &pair,
                 start_paused_value(&pair.value)?,
             ),
+            "name" => store(&mut self.name, &pair, name_value(&pair.value)?),
+            "crate" => store(&mut self.krate, &pair, crate_value(&pair.value)?),
             other => Err(syn::Error::new_spanned(&pair, unknown_option(other))),
         }
     }
 
     /// Checks the options against each other and picks the flavor.
-    fn resolve(self, entry: Entry) -> syn::Result<Flavor> {
+    fn resolve(self, entry: Entry) -> syn::Result<Config> {
         let mut errors = Errors::default();
         // tokio's defaults: `main` gets the multi-thread runtime, `test` a
         // fresh current-thread one.
@@ -142,13 +161,18 @@ impl Options {
             }
         }
         errors.finish()?;
-        Ok(match name {
+        let flavor = match name {
             FlavorName::CurrentThread => Flavor::CurrentThread {
                 start_paused: self.start_paused.is_some_and(|p| p.value),
             },
             FlavorName::MultiThread => Flavor::MultiThread {
                 worker_threads: self.worker_threads.map(|w| w.value),
             },
+        };
+        Ok(Config {
+            flavor,
+            name: self.name.map(|n| n.value),
+            krate: self.krate.map(|k| k.value),
         })
     }
 }
@@ -209,6 +233,26 @@ fn start_paused_value(value: &Expr) -> syn::Result<bool> {
     }
 }
 
+fn name_value(value: &Expr) -> syn::Result<String> {
+    match literal(value) {
+        Some(Lit::Str(name)) => Ok(name.value()),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`name` takes a string: `name = \"my-runtime\"`",
+        )),
+    }
+}
+
+/// `crate = "path"`, as tokio's macros take it: a path in a string.
+fn crate_value(value: &Expr) -> syn::Result<Path> {
+    let msg = "`crate` takes a path in a string, e.g. `crate = \"my_crate::lawn_rt\"`";
+    let Some(Lit::Str(path)) = literal(value) else {
+        return Err(syn::Error::new_spanned(value, msg));
+    };
+    path.parse_with(Path::parse_mod_style)
+        .map_err(|e| syn::Error::new(path.span(), format!("{msg}: {e}")))
+}
+
 /// The literal an option's value is, if it is one.
 fn literal(value: &Expr) -> Option<&Lit> {
     match value {
@@ -236,6 +280,8 @@ fn missing_value(path: &Path, meta: &dyn ToTokens) -> syn::Error {
         "flavor" => "`flavor` takes a value: `flavor = \"current_thread\"`".to_owned(),
         "worker_threads" => "`worker_threads` takes a value: `worker_threads = 4`".to_owned(),
         "start_paused" => "`start_paused` takes a value: `start_paused = true`".to_owned(),
+        "name" => "`name` takes a value: `name = \"my-runtime\"`".to_owned(),
+        "crate" => "`crate` takes a value: `crate = \"my_crate::lawn_rt\"`".to_owned(),
         "current_thread" | "multi_thread" => {
             format!("set the runtime flavor with `flavor = \"{name}\"`")
         }

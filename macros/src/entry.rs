@@ -31,7 +31,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::parse::{ParseStream, Parser};
 use syn::{ReturnType, Type};
 
-use crate::config::{self, Errors, Flavor};
+use crate::config::{self, Config, Errors, Flavor};
 use crate::item::ItemFn;
 
 /// The panic message when the runtime cannot be built.
@@ -67,7 +67,7 @@ pub(crate) fn expand(entry: Entry, args: TokenStream, item: TokenStream) -> Toke
     let mut errors = Errors::default();
     errors.check(check_signature(entry, &function));
     match errors.check(config::parse(entry, args)) {
-        Some(flavor) if errors.is_empty() => generate(function, flavor, entry == Entry::Test),
+        Some(config) if errors.is_empty() => generate(function, &config, entry == Entry::Test),
         _ => {
             let mut tokens = recover(entry, function);
             tokens.extend(errors.into_compile_error());
@@ -117,7 +117,7 @@ fn check_signature(entry: Entry, function: &ItemFn) -> syn::Result<()> {
 }
 
 /// The synchronous function that runs `function`'s body on a runtime.
-pub(crate) fn generate(function: ItemFn, flavor: Flavor, mark_test: bool) -> TokenStream {
+pub(crate) fn generate(function: ItemFn, config: &Config, mark_test: bool) -> TokenStream {
     let ItemFn {
         attrs,
         vis,
@@ -134,7 +134,7 @@ pub(crate) fn generate(function: ItemFn, flavor: Flavor, mark_test: bool) -> Tok
     let pin = pin_output(&sig.output, &future, last_statement_span(&body));
     let mut block = TokenStream::new();
     brace.surround(&mut block, |tokens| tokens.extend(body));
-    let runtime = builder(flavor);
+    let runtime = builder(config);
     quote! {
         #(#attrs)*
         #test
@@ -149,15 +149,21 @@ pub(crate) fn generate(function: ItemFn, flavor: Flavor, mark_test: bool) -> Tok
     }
 }
 
-/// The `Builder` chain for `flavor`, up to (not including) `.build()`.
-pub(crate) fn builder(flavor: Flavor) -> TokenStream {
-    match flavor {
+/// The `Builder` chain for `config`, up to (not including) `.build()`.
+pub(crate) fn builder(config: &Config) -> TokenStream {
+    let krate = match &config.krate {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::lawn_rt),
+    };
+    let name = config.name.as_ref().map(|name| quote!(.name(#name)));
+    match config.flavor {
         Flavor::CurrentThread { start_paused } => {
             let paused = start_paused.then(|| quote!(.start_paused(true)));
             quote! {
-                ::lawn_rt::runtime::Builder::new_current_thread()
+                #krate::runtime::Builder::new_current_thread()
                     .enable_all()
                     #paused
+                    #name
             }
         }
         Flavor::MultiThread { worker_threads } => {
@@ -166,9 +172,10 @@ pub(crate) fn builder(flavor: Flavor) -> TokenStream {
                 quote!(.worker_threads(#n))
             });
             quote! {
-                ::lawn_rt::runtime::Builder::new_multi_thread()
+                #krate::runtime::Builder::new_multi_thread()
                     #workers
                     .enable_all()
+                    #name
             }
         }
     }
@@ -228,7 +235,7 @@ fn recover(entry: Entry, mut function: ItemFn) -> TokenStream {
     function.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     let wrap =
         entry == Entry::Main && function.sig.ident == "main" && !function.sig.inputs.is_empty();
-    let stand_in = generate(function, Flavor::default(), false);
+    let stand_in = generate(function, &Config::default(), false);
     if wrap {
         quote!(fn main() { #stand_in })
     } else {

@@ -23,6 +23,8 @@
 //! | `flavor` | `"current_thread"`, `"multi_thread"` | `"multi_thread"` for `main`, `"current_thread"` for `test` (tokio's defaults) | `Builder::new_current_thread()` or `Builder::new_multi_thread()` |
 //! | `worker_threads` | an integer ≥ 1 | the runtime's | `.worker_threads(n)`; multi_thread only |
 //! | `start_paused` | `true`, `false` | `false` | `.start_paused(true)`; current_thread only, needs lawn_rt's `test-util` |
+//! | `name` | a string | none | `.name("...")`: the runtime's name, read back with `Handle::name` |
+//! | `crate` | a path in a string | `"::lawn_rt"` | the path the generated code reaches lawn_rt by, for a crate that re-exports it |
 //!
 //! As in tokio, `start_paused` needs the current_thread flavor, so on `main`
 //! it needs `flavor = "current_thread"` too.
@@ -96,6 +98,11 @@ use entry::Entry;
 ///   starts paused (current_thread only; needs lawn_rt's `test-util`
 ///   feature, like `Builder::start_paused`). `start_paused = false` is the
 ///   default and adds nothing.
+/// - `name = "..."` adds `.name("...")`: the runtime's name, which
+///   `Handle::name` reads back (tokio's `name` option).
+/// - `crate = "path::to::lawn_rt"` makes the generated code reach lawn_rt
+///   by that path instead of `::lawn_rt`, for a crate that uses lawn_rt
+///   through another crate's re-export (tokio's `crate` option).
 ///
 /// # Examples
 ///
@@ -121,6 +128,13 @@ use entry::Entry;
 /// async fn main() {}
 /// ```
 ///
+/// Named, through a re-export:
+///
+/// ```ignore
+/// #[lawn_rt::main(name = "api", crate = "my_platform::lawn_rt")]
+/// async fn main() {}
+/// ```
+///
 /// # Errors
 ///
 /// A compile error when the function is not `async`, is a `const fn`, has
@@ -142,7 +156,7 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// # Options
 ///
 /// The same as [`main`](macro@main): `flavor`, `worker_threads`,
-/// `start_paused`. `start_paused = true` is the one tests want most: with the
+/// `start_paused`, `name`, `crate`. `start_paused = true` is the one tests want most: with the
 /// clock paused, a test's sleeps do not wait on the real clock.
 ///
 /// # Examples

@@ -6,7 +6,7 @@
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
-use crate::config::{Flavor, MULTI_THREAD_AVAILABLE};
+use crate::config::{Config, Flavor, MULTI_THREAD_AVAILABLE};
 use crate::entry::{self, Entry};
 use crate::item::ItemFn;
 
@@ -214,7 +214,7 @@ fn multi_thread_builder() {
         worker_threads: Some(4),
     };
     assert_tokens(
-        entry::builder(flavor),
+        entry::builder(&multi(flavor)),
         quote! {
             ::lawn_rt::runtime::Builder::new_multi_thread()
                 .worker_threads(4)
@@ -225,7 +225,7 @@ fn multi_thread_builder() {
         worker_threads: None,
     };
     assert_tokens(
-        entry::builder(flavor),
+        entry::builder(&multi(flavor)),
         quote!(::lawn_rt::runtime::Builder::new_multi_thread().enable_all()),
     );
     let out = expand(
@@ -236,6 +236,50 @@ fn multi_thread_builder() {
     assert_eq!(
         out.to_string().contains("new_multi_thread"),
         MULTI_THREAD_AVAILABLE
+    );
+}
+
+fn multi(flavor: Flavor) -> Config {
+    Config {
+        flavor,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn name_and_crate_reach_the_builder() {
+    assert_tokens(
+        expand(
+            Entry::Test,
+            r#"name = "api", crate = "my_crate::rt""#,
+            "async fn t() {}",
+        ),
+        quote! {
+            #[::core::prelude::v1::test]
+            fn t() {
+                let body = async move {};
+                let body: ::core::pin::Pin<&mut dyn ::core::future::Future<Output = ()>> =
+                    ::core::pin::pin!(body);
+                my_crate::rt::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .name("api")
+                    .build()
+                    .expect("lawn_rt: failed to build the runtime")
+                    .block_on(body)
+            }
+        },
+    );
+    let out = expand(
+        Entry::Main,
+        r#"worker_threads = 2, name = "svc", crate = "::reexport::lawn_rt""#,
+        "async fn main() {}",
+    );
+    assert!(
+        out.to_string().contains(
+            ":: reexport :: lawn_rt :: runtime :: Builder :: new_multi_thread () \
+             . worker_threads (2) . enable_all () . name (\"svc\")"
+        ),
+        "{out}"
     );
 }
 
@@ -441,7 +485,7 @@ fn errors_come_with_a_quiet_stand_in() {
             ),
         )
         .unwrap(),
-        Flavor::default(),
+        &Config::default(),
         false,
     );
     let out = out.to_string();

@@ -540,6 +540,18 @@ async fn a_test_on_two_workers() {
     assert_eq!(task.await.unwrap(), 3);
 }
 
+/// A named runtime, reached through the path the module renames the crate
+/// to (a crate that re-exports its runtime writes its own path here).
+#[rt::test(name = "surface", crate = "rt")]
+async fn a_test_named_and_reached_by_another_path() {
+    assert_eq!(rt::runtime::Handle::current().name(), Some("surface"));
+}
+
+#[rt::main(flavor = "current_thread", name = "entry", crate = "rt")]
+pub async fn a_named_entry_point() -> Option<String> {
+    rt::runtime::Handle::current().name().map(str::to_owned)
+}
+
 #[rt::test(start_paused = true)]
 async fn a_test_with_a_paused_clock() {
     let start = rt::time::Instant::now();

@@ -3,6 +3,10 @@
 use super::*;
 
 fn parse_test(args: &str) -> syn::Result<Flavor> {
+    parse_config(args).map(|config| config.flavor)
+}
+
+fn parse_config(args: &str) -> syn::Result<Config> {
     parse(Entry::Test, args.parse().unwrap())
 }
 
@@ -70,8 +74,10 @@ fn multi_thread_resolves_once_available() {
             pair: syn::parse_quote!(worker_threads = 3),
         }),
         start_paused: None,
+        name: None,
+        krate: None,
     };
-    let result = options.resolve(Entry::Main);
+    let result = options.resolve(Entry::Main).map(|config| config.flavor);
     if MULTI_THREAD_AVAILABLE {
         let expected = Flavor::MultiThread {
             worker_threads: Some(3),
@@ -86,15 +92,11 @@ fn multi_thread_resolves_once_available() {
 fn unknown_option_is_named() {
     assert_eq!(
         errors("threads = 2"),
-        ["unknown option `threads`; expected one of `flavor`, `worker_threads`, `start_paused`"]
-    );
-    assert_eq!(
-        errors("crate = \"x\""),
-        ["unknown option `crate`; expected one of `flavor`, `worker_threads`, `start_paused`"]
+        ["unknown option `threads`; expected one of `flavor`, `worker_threads`, `start_paused`, `name`, `crate`"]
     );
     assert_eq!(
         errors("a::b = 1"),
-        ["unknown option `a::b`; expected one of `flavor`, `worker_threads`, `start_paused`"]
+        ["unknown option `a::b`; expected one of `flavor`, `worker_threads`, `start_paused`, `name`, `crate`"]
     );
     assert_eq!(error_at("start_paused = true, threads = 2"), (1, 21));
 }
@@ -115,7 +117,7 @@ fn option_without_value() {
     );
     assert_eq!(
         errors("paused"),
-        ["unknown option `paused`; expected one of `flavor`, `worker_threads`, `start_paused`"]
+        ["unknown option `paused`; expected one of `flavor`, `worker_threads`, `start_paused`, `name`, `crate`"]
     );
 }
 
@@ -225,7 +227,7 @@ fn main_defaults_to_multi_thread_like_tokio() {
         {
             options.set(meta).unwrap();
         }
-        options.resolve(Entry::Main)
+        options.resolve(Entry::Main).map(|config| config.flavor)
     };
     assert_eq!(
         parse_main("").unwrap(),
@@ -247,5 +249,46 @@ fn main_defaults_to_multi_thread_like_tokio() {
     assert_eq!(
         parse_main("flavor = \"current_thread\"").unwrap(),
         Flavor::default()
+    );
+}
+
+#[test]
+fn name_and_crate() {
+    let config = parse_config(r#"name = "api", crate = "my_crate::lawn_rt""#).unwrap();
+    assert_eq!(config.flavor, Flavor::default());
+    assert_eq!(config.name.as_deref(), Some("api"));
+    let path = config.krate.unwrap();
+    assert_eq!(path.to_token_stream().to_string(), "my_crate :: lawn_rt");
+    let config = parse_config(r#"flavor = "multi_thread", crate = "::lawn_rt""#).unwrap();
+    assert!(config.krate.unwrap().leading_colon.is_some());
+    assert!(config.name.is_none());
+    let config = parse_config("").unwrap();
+    assert!(config.name.is_none() && config.krate.is_none());
+}
+
+#[test]
+fn bad_name_and_crate() {
+    assert_eq!(
+        errors("name = api"),
+        ["`name` takes a string: `name = \"my-runtime\"`"]
+    );
+    assert_eq!(
+        errors("name"),
+        ["`name` takes a value: `name = \"my-runtime\"`"]
+    );
+    assert_eq!(
+        errors("crate = my_crate::lawn_rt"),
+        ["`crate` takes a path in a string, e.g. `crate = \"my_crate::lawn_rt\"`"]
+    );
+    let messages = errors(r#"crate = "not a path""#);
+    assert_eq!(messages.len(), 1);
+    assert!(
+        messages[0].starts_with("`crate` takes a path in a string"),
+        "{messages:?}"
+    );
+    assert_eq!(error_at(r#"crate = "not a path""#), (1, 8));
+    assert_eq!(
+        errors(r#"name = "a", name = "b""#),
+        ["`name` is set more than once"]
     );
 }
