@@ -30,6 +30,17 @@ fn pair() -> (UnixStream, UnixStream) {
     (a, b)
 }
 
+/// `a` registered after its state stopped changing. A test that checks
+/// that a wait waits once its readiness is cleared needs this: when data
+/// arrives while another thread harvests the poll (a multi-thread
+/// worker), epoll can report the same edge twice (the harvest reads the
+/// new state, then the writer's wake-up queues the descriptor again),
+/// and the second report rightly sets the readiness again. Registered
+/// after the write, the descriptor is reported once.
+fn settled(a: UnixStream) -> AsyncFd<UnixStream> {
+    AsyncFd::new(a).unwrap()
+}
+
 /// Reads what has arrived, waiting on `fd` as a user's loop does.
 async fn read_some(fd: &AsyncFd<UnixStream>, buf: &mut [u8]) -> std::io::Result<usize> {
     loop {
@@ -44,8 +55,8 @@ async fn read_some(fd: &AsyncFd<UnixStream>, buf: &mut [u8]) -> std::io::Result<
 fn reads_what_arrives_and_waits_again_after_would_block(flavor: Flavor) {
     on(flavor, "reads_what_arrives", || async {
         let (a, mut b) = pair();
-        let fd = AsyncFd::new(a).unwrap();
         b.write_all(b"first").unwrap();
+        let fd = settled(a);
         let mut buf = [0; 16];
         let n = within("first read", read_some(&fd, &mut buf))
             .await
@@ -84,8 +95,8 @@ fn reads_what_arrives_and_waits_again_after_would_block(flavor: Flavor) {
 fn a_dropped_or_retained_guard_keeps_the_readiness(flavor: Flavor) {
     on(flavor, "retained", || async {
         let (a, mut b) = pair();
-        let fd = AsyncFd::new(a).unwrap();
         b.write_all(b"x").unwrap();
+        let fd = settled(a);
         within("readable", fd.readable()).await.unwrap(); // the guard dropped at once
         within("again after drop", fd.readable())
             .await
@@ -106,8 +117,8 @@ fn a_dropped_or_retained_guard_keeps_the_readiness(flavor: Flavor) {
 fn clear_ready_matching_forgets_only_what_it_names(flavor: Flavor) {
     on(flavor, "matching", || async {
         let (a, mut b) = pair();
-        let fd = AsyncFd::new(a).unwrap();
         b.write_all(b"x").unwrap();
+        let fd = settled(a);
         let mut guard = within("both", fd.ready(Interest::READABLE | Interest::WRITABLE))
             .await
             .unwrap();
