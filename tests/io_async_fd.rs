@@ -280,6 +280,7 @@ both_flavors!(
     async_io_retries_until_the_call_succeeds,
     into_inner_takes_the_descriptor_out_of_the_poll,
     poll_ready_wakes_the_polling_task,
+    out_of_band_data_ends_a_priority_wait,
 );
 
 #[test]
@@ -333,4 +334,72 @@ fn interest_and_ready_combine_as_tokios_do() {
     assert_eq!(ready - Ready::READABLE, Ready::WRITE_CLOSED);
     assert_eq!(ready & Ready::READABLE, Ready::READABLE);
     assert!(Ready::EMPTY.is_empty());
+}
+
+/// TCP's out-of-band byte is Linux's priority data (`EPOLLPRI`): a
+/// descriptor registered with `Interest::PRIORITY` is woken by it, and
+/// only by it (a readable wait on the same socket does not end without
+/// ordinary data). Its guard reports `is_priority`, and once the byte is
+/// taken and the readiness cleared, a wait waits again.
+/// (Linux and Android only: elsewhere there is no `PRIORITY`.)
+fn out_of_band_data_ends_a_priority_wait(flavor: Flavor) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    priority_wait(flavor);
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = flavor;
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn priority_wait(flavor: Flavor) {
+    use rustix::net::{recv, send, RecvFlags, SendFlags};
+    on(flavor, "out_of_band", || async {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        server.set_nonblocking(true).unwrap();
+        let fd = AsyncFd::with_interest(server, Interest::PRIORITY).unwrap();
+        let quiet = |what: &'static str| {
+            let fd = &fd;
+            async move {
+                let waited = timeout(Duration::from_millis(50), fd.ready(Interest::PRIORITY)).await;
+                assert!(
+                    waited.is_err(),
+                    "{what}: a priority wait ended with no priority data"
+                );
+            }
+        };
+        quiet("before").await;
+
+        send(&client, b"!", SendFlags::OOB).unwrap();
+        let mut guard = within("priority", fd.ready(Interest::PRIORITY))
+            .await
+            .unwrap();
+        assert!(guard.ready().is_priority(), "{:?}", guard.ready());
+        drop(guard);
+        // Let a second report of the same edge land (see `settled`) before
+        // the readiness is cleared.
+        sleep(Duration::from_millis(20)).await;
+        let mut guard = within("still", fd.ready(Interest::PRIORITY)).await.unwrap();
+        let mut byte = [0u8; 1];
+        let (n, _) = recv(fd.get_ref(), &mut byte, RecvFlags::OOB).unwrap();
+        assert_eq!(&byte[..n], b"!");
+        guard.clear_ready();
+        quiet("after the byte was taken").await;
+        drop(client);
+    });
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[test]
+fn priority_combines_as_tokios_does() {
+    let interest = Interest::READABLE | Interest::PRIORITY;
+    assert!(interest.is_priority() && interest.is_readable() && !interest.is_writable());
+    assert_eq!(
+        interest.remove(Interest::READABLE),
+        Some(Interest::PRIORITY)
+    );
+    assert_eq!(format!("{interest:?}"), "READABLE | PRIORITY");
+    let ready = Ready::PRIORITY | Ready::READABLE;
+    assert!(ready.is_priority() && ready.is_readable());
+    assert!(!(ready - Ready::PRIORITY).is_priority());
 }

@@ -29,8 +29,9 @@
 //!   [`Interest`] and [`Ready`], which the sockets of [`net`](crate::net)
 //!   take and give (`ready`, `try_io`, `async_io`), and
 //!   [`unix::AsyncFd`], which waits for readiness of any file descriptor
-//!   (a pipe, an `eventfd`, a device) on the runtime's own mio poll.
-//!   tokio's `Interest::PRIORITY` is not offered.
+//!   (a pipe, an `eventfd`, a device) on the runtime's own mio poll. On
+//!   Linux and Android `Interest::PRIORITY` waits for priority data
+//!   (`EPOLLPRI`) on an `AsyncFd` registered for it.
 //!
 //! The list is explicit, not a glob of `tokio::io`: a glob would also
 //! bring in tokio's `stdout()` and `AsyncFd` whenever some other crate in

@@ -11,8 +11,12 @@ use crate::runtime::io::{Direction, Ready as Bits};
 ///
 /// Waiting for `READABLE` also ends when the peer closed its side, and
 /// for `WRITABLE` when the write side is closed; an error ends either wait
-/// (the operation that follows reports it). tokio's `PRIORITY` (Linux's
-/// out-of-band data) is not offered.
+/// (the operation that follows reports it). On Linux and Android,
+/// `PRIORITY` waits for priority data (`EPOLLPRI`); it is reported only to
+/// a descriptor registered for it, i.e. an
+/// [`AsyncFd`](super::unix::AsyncFd) made
+/// [`with_interest`](super::unix::AsyncFd::with_interest) including it (as
+/// in tokio, a socket's own registration does not ask for it).
 ///
 /// # Examples
 ///
@@ -30,6 +34,7 @@ pub struct Interest(u8);
 const READ: u8 = 1;
 const WRITE: u8 = 1 << 1;
 const ERROR: u8 = 1 << 2;
+const PRIORITY: u8 = 1 << 3;
 
 impl Interest {
     /// Readable (or read-closed).
@@ -38,6 +43,10 @@ impl Interest {
     pub const WRITABLE: Interest = Interest(WRITE);
     /// An error is pending on the descriptor.
     pub const ERROR: Interest = Interest(ERROR);
+    /// Priority data is pending (Linux's `EPOLLPRI`: TCP's out-of-band
+    /// byte, a change in `/proc/self/mounts`, ...).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub const PRIORITY: Interest = Interest(PRIORITY);
 
     /// Whether this includes [`READABLE`](Interest::READABLE).
     ///
@@ -73,6 +82,26 @@ impl Interest {
     #[must_use]
     pub const fn is_error(self) -> bool {
         self.0 & ERROR != 0
+    }
+
+    /// Whether this includes [`PRIORITY`](Interest::PRIORITY).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::Interest;
+    ///
+    /// assert!((Interest::READABLE | Interest::PRIORITY).is_priority());
+    /// assert!(!Interest::READABLE.is_priority());
+    /// ```
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[must_use]
+    pub const fn is_priority(self) -> bool {
+        self.has_priority()
+    }
+
+    const fn has_priority(self) -> bool {
+        self.0 & PRIORITY != 0
     }
 
     /// Both interests (also `|`); usable in a `const`.
@@ -118,17 +147,32 @@ impl Interest {
         if self.is_error() {
             bits = bits | Bits::ERROR;
         }
+        if self.has_priority() {
+            // As a read's: the peer's close or an error ends the wait too.
+            bits = bits | Bits::PRIORITY | Bits::READ_CLOSED | Bits::ERROR;
+        }
         Direction::Any(bits)
     }
 
     /// The interest to register with mio (which reports errors whatever
-    /// it is asked for, and needs readable or writable).
+    /// it is asked for, and needs one of readable, writable or priority).
     pub(crate) fn to_mio(self) -> mio::Interest {
-        match (self.is_readable(), self.is_writable()) {
-            (_, false) => mio::Interest::READABLE,
-            (false, true) => mio::Interest::WRITABLE,
-            (true, true) => mio::Interest::READABLE | mio::Interest::WRITABLE,
+        let mut wanted: Option<mio::Interest> = None;
+        let mut want = |more: mio::Interest| {
+            wanted = Some(wanted.map_or(more, |w| w | more));
+        };
+        if self.is_readable() {
+            want(mio::Interest::READABLE);
         }
+        if self.is_writable() {
+            want(mio::Interest::WRITABLE);
+        }
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        if self.has_priority() {
+            want(mio::Interest::PRIORITY);
+        }
+        // `ERROR` alone: errors come with any registration.
+        wanted.unwrap_or(mio::Interest::READABLE)
     }
 }
 
@@ -151,6 +195,7 @@ impl fmt::Debug for Interest {
             (self.is_readable(), "READABLE"),
             (self.is_writable(), "WRITABLE"),
             (self.is_error(), "ERROR"),
+            (self.has_priority(), "PRIORITY"),
         ];
         let mut first = true;
         for (_, name) in names.iter().filter(|(yes, _)| *yes) {
@@ -193,6 +238,10 @@ impl Ready {
     pub const WRITE_CLOSED: Ready = Ready(Bits::WRITE_CLOSED);
     /// An error is pending.
     pub const ERROR: Ready = Ready(Bits::ERROR);
+    /// Priority data is pending (Linux's `EPOLLPRI`); see
+    /// [`Interest::PRIORITY`].
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub const PRIORITY: Ready = Ready(Bits::PRIORITY);
 
     /// Whether nothing is set.
     ///
@@ -269,6 +318,22 @@ impl Ready {
         self.0.intersects(Bits::ERROR)
     }
 
+    /// Whether [`PRIORITY`](Ready::PRIORITY) is set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::Ready;
+    ///
+    /// assert!(Ready::PRIORITY.is_priority());
+    /// assert!(!Ready::READABLE.is_priority());
+    /// ```
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[must_use]
+    pub fn is_priority(self) -> bool {
+        self.0.intersects(Bits::PRIORITY)
+    }
+
     pub(crate) fn from_bits(bits: Bits) -> Ready {
         Ready(bits)
     }
@@ -313,6 +378,7 @@ impl fmt::Debug for Ready {
             .field("is_read_closed", &self.is_read_closed())
             .field("is_write_closed", &self.is_write_closed())
             .field("is_error", &self.is_error())
+            .field("is_priority", &self.0.intersects(Bits::PRIORITY))
             .finish()
     }
 }

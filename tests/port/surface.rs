@@ -801,3 +801,26 @@ pub async fn odds_and_ends(dir: &std::path::Path) -> String {
     out.push('\n');
     out
 }
+
+/// A descriptor waited on for priority data (TCP's out-of-band byte), as
+/// a service that watches `/proc/self/mounts` or speaks telnet does.
+pub async fn priority_data() -> String {
+    use rt::io::unix::AsyncFd;
+    use rt::io::Interest;
+    use rustix::net::{recv, send, RecvFlags, SendFlags};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (server, _) = listener.accept().unwrap();
+    server.set_nonblocking(true).unwrap();
+    let interest = Interest::READABLE | Interest::PRIORITY;
+    let fd = AsyncFd::with_interest(server, interest).unwrap();
+    send(&client, b"!", SendFlags::OOB).unwrap();
+    let guard = fd.ready(Interest::PRIORITY).await.unwrap();
+    let mut byte = [0u8; 1];
+    let (n, _) = recv(fd.get_ref(), &mut byte, RecvFlags::OOB).unwrap();
+    format!(
+        "{interest:?} priority={} {:?}\n",
+        guard.ready().is_priority(),
+        &byte[..n]
+    )
+}

@@ -33,8 +33,12 @@ impl Ready {
     pub(crate) const READ_CLOSED: Ready = Ready(1 << 2);
     pub(crate) const WRITE_CLOSED: Ready = Ready(1 << 3);
     pub(crate) const ERROR: Ready = Ready(1 << 4);
+    /// Priority data (Linux's `EPOLLPRI`: TCP's out-of-band byte, a
+    /// changed mount table, ...); only reported to a source registered
+    /// for it.
+    pub(crate) const PRIORITY: Ready = Ready(1 << 5);
     /// Every readiness bit.
-    pub(crate) const ALL: Ready = Ready((1 << 5) - 1);
+    pub(crate) const ALL: Ready = Ready((1 << 6) - 1);
     /// Bits that stay once seen: a closed half never reopens.
     const STICKY: Ready = Ready(Ready::READ_CLOSED.0 | Ready::WRITE_CLOSED.0);
 
@@ -47,6 +51,7 @@ impl Ready {
             (event.is_read_closed(), Ready::READ_CLOSED),
             (event.is_write_closed(), Ready::WRITE_CLOSED),
             (event.is_error(), Ready::ERROR),
+            (event.is_priority(), Ready::PRIORITY),
         ] {
             if yes {
                 ready = ready | bit;
@@ -139,8 +144,8 @@ pub(crate) enum WaiterKey {
 }
 
 /// The readiness word: readiness bits, the shutdown flag, the counter.
-const SHUTDOWN: usize = 1 << 5;
-const TICK_SHIFT: u32 = 6;
+const SHUTDOWN: usize = 1 << 6;
+const TICK_SHIFT: u32 = 7;
 
 fn bits(word: usize) -> Ready {
     Ready(word & Ready::ALL.0)
@@ -152,7 +157,7 @@ fn tick(word: usize) -> usize {
 
 /// One registered socket's readiness and waiters.
 pub(crate) struct ScheduledIo {
-    /// Bits 0..5: [`Ready`]; bit 5: the driver shut down; above: a
+    /// Bits 0..6: [`Ready`]; bit 6: the driver shut down; above: a
     /// counter bumped by every event (wrapping).
     readiness: AtomicUsize,
     waiters: Mutex<Waiters>,
