@@ -371,11 +371,10 @@ fn priority_wait(flavor: Flavor) {
         quiet("before").await;
 
         send(&client, b"!", SendFlags::OOB).unwrap();
-        let mut guard = within("priority", fd.ready(Interest::PRIORITY))
+        let first = within("priority", fd.ready(Interest::PRIORITY))
             .await
             .unwrap();
-        assert!(guard.ready().is_priority(), "{:?}", guard.ready());
-        drop(guard);
+        assert!(first.ready().is_priority(), "{:?}", first.ready());
         // Let a second report of the same edge land (see `settled`) before
         // the readiness is cleared.
         sleep(Duration::from_millis(20)).await;
@@ -402,4 +401,28 @@ fn priority_combines_as_tokios_does() {
     let ready = Ready::PRIORITY | Ready::READABLE;
     assert!(ready.is_priority() && ready.is_readable());
     assert!(!(ready - Ready::PRIORITY).is_priority());
+}
+
+/// tokio 1.54's `unsafe` constructors, as code written for it calls them:
+/// the same registration as `try_new`/`try_with_interest`, the value given
+/// back with the kernel's refusal.
+#[test]
+fn register_is_try_new_under_tokios_new_name() {
+    let rt = lawn_rt::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let (a, mut b) = pair();
+        b.write_all(b"x").unwrap();
+        // SAFETY: `a` owns its descriptor while the AsyncFd holds it.
+        let fd = unsafe { AsyncFd::register_with_interest(a, Interest::READABLE) }.unwrap();
+        let guard = within("readable", fd.readable()).await.unwrap();
+        assert!(guard.ready().is_readable());
+
+        let file = std::fs::File::open(file!()).unwrap();
+        // SAFETY: as above.
+        let refused: lawn_rt::io::unix::AsyncFdRegisterError<_> =
+            unsafe { AsyncFd::register(file) }.unwrap_err();
+        let (file, err) = refused.into_parts();
+        assert_eq!(err.raw_os_error(), Some(1), "EPERM: {err}");
+        assert!(file.metadata().unwrap().is_file());
+    });
 }

@@ -150,7 +150,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// ```
     #[track_caller]
     pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
-        AsyncFd::try_with_interest(inner, interest).map_err(AsyncFdTryNewError::into_cause)
+        AsyncFd::try_with_interest(inner, interest).map_err(AsyncFdRegisterError::into_cause)
     }
 
     /// [`new`](AsyncFd::new), giving `inner` back with the error.
@@ -179,7 +179,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[track_caller]
-    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
+    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
         AsyncFd::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
     }
 
@@ -211,12 +211,92 @@ impl<T: AsRawFd> AsyncFd<T> {
     pub fn try_with_interest(
         inner: T,
         interest: Interest,
-    ) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
         let driver = crate::runtime::io::current();
         match Registration::with_driver(driver, Fd(inner.as_raw_fd()), interest.to_mio()) {
             Ok(io) => Ok(AsyncFd { io, inner }),
-            Err(cause) => Err(AsyncFdTryNewError { inner, cause }),
+            Err(cause) => Err(AsyncFdRegisterError { inner, cause }),
         }
+    }
+
+    /// [`try_new`](AsyncFd::try_new) under tokio 1.54's name for it.
+    ///
+    /// tokio 1.54 deprecated its safe constructors for this `unsafe` one,
+    /// because its `AsyncFd` lends out the descriptor as a `BorrowedFd`
+    /// (`AsFd`), which needs the descriptor to stay open. lawn_rt's
+    /// `AsyncFd` lends out only the value, so its safe constructors stay
+    /// sound and are not deprecated; this one exists so that code written
+    /// for tokio 1.54 compiles unchanged.
+    ///
+    /// # Safety
+    ///
+    /// tokio's contract, which lawn_rt itself does not rely on: while
+    /// `inner` is in the `AsyncFd`, `inner.as_raw_fd()` returns one open
+    /// descriptor that stays open.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_new`](AsyncFd::try_new).
+    ///
+    /// # Panics
+    ///
+    /// As [`new`](AsyncFd::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = lawn_rt::runtime::Runtime::new()?;
+    /// # let _guard = rt.enter();
+    /// let (a, _b) = std::os::unix::net::UnixStream::pair()?;
+    /// a.set_nonblocking(true)?;
+    /// // SAFETY: `a` owns its descriptor for as long as the AsyncFd holds it.
+    /// let fd = unsafe { lawn_rt::io::unix::AsyncFd::register(a) }?;
+    /// # drop(fd);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    // An `unsafe fn` only for tokio's signature: its body is safe code.
+    #[allow(unsafe_code)]
+    #[track_caller]
+    pub unsafe fn register(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::try_new(inner)
+    }
+
+    /// [`try_with_interest`](AsyncFd::try_with_interest) under tokio
+    /// 1.54's name for it; see [`register`](AsyncFd::register).
+    ///
+    /// # Safety
+    ///
+    /// As [`register`](AsyncFd::register).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_new`](AsyncFd::try_new).
+    ///
+    /// # Panics
+    ///
+    /// As [`new`](AsyncFd::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::{unix::AsyncFd, Interest};
+    ///
+    /// # let rt = lawn_rt::runtime::Runtime::new()?;
+    /// # let _guard = rt.enter();
+    /// let (a, _b) = std::os::unix::net::UnixStream::pair()?;
+    /// a.set_nonblocking(true)?;
+    /// // SAFETY: `a` owns its descriptor for as long as the AsyncFd holds it.
+    /// let fd = unsafe { AsyncFd::register_with_interest(a, Interest::READABLE) }?;
+    /// # drop(fd);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[allow(unsafe_code)]
+    #[track_caller]
+    pub unsafe fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::try_with_interest(inner, interest)
     }
 
     /// The value.
@@ -1053,18 +1133,22 @@ impl fmt::Display for TryIoError {
 
 impl std::error::Error for TryIoError {}
 
-/// [`AsyncFd::try_new`]'s error: the value, and why it could not be
-/// registered.
+/// [`AsyncFd::try_new`]'s (and [`AsyncFd::register`]'s) error: the value,
+/// and why it could not be registered.
 ///
 /// # Examples
 ///
 /// See [`AsyncFd::try_new`].
-pub struct AsyncFdTryNewError<T> {
+pub struct AsyncFdRegisterError<T> {
     inner: T,
     cause: io::Error,
 }
 
-impl<T> AsyncFdTryNewError<T> {
+/// The error's name before tokio 1.54.
+#[deprecated(note = "renamed `AsyncFdRegisterError`, as in tokio 1.54")]
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> AsyncFdRegisterError<T> {
     /// The value and the error.
     ///
     /// # Examples
@@ -1079,26 +1163,26 @@ impl<T> AsyncFdTryNewError<T> {
     }
 }
 
-impl<T> fmt::Display for AsyncFdTryNewError<T> {
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.cause, f)
     }
 }
 
-impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.cause, f)
     }
 }
 
-impl<T> std::error::Error for AsyncFdTryNewError<T> {
+impl<T> std::error::Error for AsyncFdRegisterError<T> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.cause)
     }
 }
 
-impl<T> From<AsyncFdTryNewError<T>> for io::Error {
-    fn from(err: AsyncFdTryNewError<T>) -> io::Error {
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
+    fn from(err: AsyncFdRegisterError<T>) -> io::Error {
         err.cause
     }
 }

@@ -813,7 +813,9 @@ pub async fn priority_data() -> String {
     let (server, _) = listener.accept().unwrap();
     server.set_nonblocking(true).unwrap();
     let interest = Interest::READABLE | Interest::PRIORITY;
-    let fd = AsyncFd::with_interest(server, interest).unwrap();
+    // tokio 1.54's constructor (its safe ones are deprecated there).
+    // SAFETY: `server` owns its descriptor while the AsyncFd holds it.
+    let fd = unsafe { AsyncFd::register_with_interest(server, interest) }.unwrap();
     send(&client, b"!", SendFlags::OOB).unwrap();
     let guard = fd.ready(Interest::PRIORITY).await.unwrap();
     let mut byte = [0u8; 1];
