@@ -61,6 +61,7 @@ same_story!(more_tasks_and_time_behave_alike, |dir| more_tasks_and_time);
 same_story!(more_io_behaves_alike, |dir| more_io(&dir));
 same_story!(more_sync_behaves_alike, |dir| more_sync);
 same_story!(priority_data_behaves_alike, |dir| priority_data);
+same_story!(pipes_behave_alike, |dir| pipes);
 
 #[test]
 fn named_entry_points_behave_alike() {

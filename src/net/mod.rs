@@ -11,7 +11,8 @@
 //! Android, `TcpSocket` sets socket options (`SO_REUSEADDR`,
 //! `SO_REUSEPORT`, buffer sizes, the listen backlog) before listening or
 //! connecting. The helper types are in [`tcp`] and, on Unix, `unix` (the
-//! halves of a stream, `ReuniteError`, Unix addresses). [`lookup_host`]
+//! halves of a stream, `ReuniteError`, Unix addresses; on Linux and
+//! Android also `unix::pipe`, pipes and FIFOs). [`lookup_host`]
 //! resolves a host name on the blocking pool, as `bind` and `connect` do.
 //!
 //! ```

@@ -826,3 +826,27 @@ pub async fn priority_data() -> String {
         &byte[..n]
     )
 }
+
+/// Pipes: an anonymous one through the io traits, a descriptor handed
+/// back and taken again, the readiness calls, a FIFO check.
+pub async fn pipes() -> String {
+    use rt::net::unix::pipe;
+    let (mut tx, mut rx) = pipe::pipe().unwrap();
+    tx.write_all(b"through a pipe").await.unwrap();
+    drop(tx);
+    let mut text = String::new();
+    rx.read_to_string(&mut text).await.unwrap();
+
+    let (tx, rx) = pipe::pipe().unwrap();
+    let tx = pipe::Sender::from_owned_fd(tx.into_blocking_fd().unwrap()).unwrap();
+    tx.writable().await.unwrap();
+    let sent = tx.try_write(b"abc").unwrap();
+    rx.readable().await.unwrap();
+    let mut buf = [0; 8];
+    let got = rx.try_read(&mut buf).unwrap();
+    let refused = pipe::OpenOptions::new()
+        .open_receiver("Cargo.toml")
+        .unwrap_err()
+        .kind();
+    format!("{text} {sent} {got} {refused:?}\n")
+}

@@ -2,7 +2,8 @@
 //! of a [`UnixStream`](super::UnixStream) ([`ReadHalf`] and [`WriteHalf`]
 //! from `split`, [`OwnedReadHalf`] and [`OwnedWriteHalf`] from
 //! `into_split`), [`ReuniteError`], the address type [`SocketAddr`], and
-//! (Linux and Android) the peer's credentials, `UCred`.
+//! (Linux and Android) the peer's credentials, `UCred`, and pipes and
+//! FIFOs, `pipe`.
 //!
 //! The sockets themselves are at `lawn_rt::net`:
 //! [`UnixListener`](super::UnixListener),
@@ -49,6 +50,8 @@
 mod addr;
 pub(crate) mod datagram;
 pub(crate) mod listener;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub mod pipe;
 mod split;
 pub(crate) mod stream;
 #[cfg(any(target_os = "linux", target_os = "android"))]
