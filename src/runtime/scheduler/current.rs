@@ -151,7 +151,9 @@ impl CurrentThread {
 
     /// Tasks waiting in the queue other threads schedule into.
     pub(crate) fn inject_depth(&self) -> usize {
-        lock(&self.inject).queue.len()
+        // Stored under the queue's lock after every change: no need to
+        // take the lock to read it.
+        self.inject_len.load(Relaxed)
     }
 
     /// Adds a new task to the owned set; `false` (and the task cancelled)

@@ -323,7 +323,9 @@ impl MultiThread {
 
     /// Tasks waiting in the shared queue (not a worker's own).
     pub(crate) fn inject_depth(&self) -> usize {
-        lock(&self.inject).queue.len()
+        // Stored under the queue's lock after every change: no need to
+        // take the lock to read it.
+        self.inject_len.load(SeqCst)
     }
 
     /// The runtime's name (`Builder::name`).
