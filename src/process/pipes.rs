@@ -1,18 +1,19 @@
-//! A child's piped standard streams: non-blocking mio pipes registered
-//! with the runtime's I/O driver, read and written by the rules of
+//! A child's piped standard streams: non-blocking pipes registered with the
+//! runtime's I/O driver (`runtime::io`'s `PipeReader` and `PipeWriter`,
+//! which `net::unix::pipe` shares), read and written by the rules of
 //! `runtime::io` (wait for readiness, try, on `WouldBlock` clear and wait).
 
-use std::fmt;
-use std::io::{self, IoSlice, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::io;
+use std::os::fd::OwnedFd;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use mio::unix::pipe::{Receiver, Sender};
-use mio::Interest;
 
-use crate::runtime::io::{try_current, Direction, Driver, Registration};
+use crate::runtime::io::{
+    pipe_async_read, pipe_async_write, try_current, Driver, PipeReader, PipeWriter,
+};
 
 /// The driver entered here, for `from_std`.
 #[track_caller]
@@ -52,15 +53,14 @@ macro_rules! reader {
         /// }
         /// ```
         pub struct $name {
-            io: Registration<Receiver>,
+            pipe: PipeReader,
         }
 
         impl $name {
             pub(super) fn register(std: $std, driver: &Arc<Driver>) -> io::Result<$name> {
                 let pipe = Receiver::from(std);
                 pipe.set_nonblocking(true)?;
-                let io = Registration::with_driver(driver.clone(), pipe, Interest::READABLE)?;
-                Ok($name { io })
+                Ok($name { pipe: PipeReader::new(pipe, driver.clone())? })
             }
 
             #[doc = concat!("Takes over a `std` ", $what, " pipe, registering it with the")]
@@ -115,38 +115,11 @@ macro_rules! reader {
             /// }
             /// ```
             pub fn into_owned_fd(self) -> io::Result<OwnedFd> {
-                let pipe = self.io.into_inner()?;
-                pipe.set_nonblocking(false)?;
-                Ok(OwnedFd::from(pipe))
-            }
-
-            fn poll_read_priv(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-                self.io.poll_io(cx, Direction::Read, |mut pipe| pipe.read(buf))
+                self.pipe.into_fd(true)
             }
         }
 
-        impl futures_io::AsyncRead for $name {
-            fn poll_read(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &mut [u8],
-            ) -> Poll<io::Result<usize>> {
-                self.poll_read_priv(cx, buf)
-            }
-        }
-
-        #[cfg(feature = "tokio-io")]
-        impl tokio::io::AsyncRead for $name {
-            fn poll_read(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &mut tokio::io::ReadBuf<'_>,
-            ) -> Poll<io::Result<()>> {
-                let read = std::task::ready!(self.poll_read_priv(cx, buf.initialize_unfilled()))?;
-                buf.advance(read);
-                Poll::Ready(Ok(()))
-            }
-        }
+        pipe_async_read!($name);
 
         impl TryFrom<$name> for std::process::Stdio {
             type Error = io::Error;
@@ -158,23 +131,6 @@ macro_rules! reader {
             }
         }
 
-        impl AsRawFd for $name {
-            fn as_raw_fd(&self) -> RawFd {
-                self.io.get_ref().as_raw_fd()
-            }
-        }
-
-        impl AsFd for $name {
-            fn as_fd(&self) -> BorrowedFd<'_> {
-                self.io.get_ref().as_fd()
-            }
-        }
-
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct(stringify!($name)).field("fd", &self.as_raw_fd()).finish()
-            }
-        }
     };
 }
 
@@ -218,7 +174,7 @@ reader!(
 /// }
 /// ```
 pub struct ChildStdin {
-    io: Registration<Sender>,
+    pipe: PipeWriter,
 }
 
 impl ChildStdin {
@@ -228,8 +184,9 @@ impl ChildStdin {
     ) -> io::Result<ChildStdin> {
         let pipe = Sender::from(std);
         pipe.set_nonblocking(true)?;
-        let io = Registration::with_driver(driver.clone(), pipe, Interest::WRITABLE)?;
-        Ok(ChildStdin { io })
+        Ok(ChildStdin {
+            pipe: PipeWriter::new(pipe, driver.clone())?,
+        })
     }
 
     /// Takes over a `std` input pipe, registering it with the runtime
@@ -286,86 +243,11 @@ impl ChildStdin {
     /// }
     /// ```
     pub fn into_owned_fd(self) -> io::Result<OwnedFd> {
-        let pipe = self.io.into_inner()?;
-        pipe.set_nonblocking(false)?;
-        Ok(OwnedFd::from(pipe))
-    }
-
-    fn poll_write_priv(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Direction::Write, |mut pipe| pipe.write(buf))
-    }
-
-    fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Direction::Write, |mut pipe| pipe.write_vectored(bufs))
+        self.pipe.into_fd(true)
     }
 }
 
-impl futures_io::AsyncWrite for ChildStdin {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
-    }
-
-    /// Writes are not buffered: nothing to flush.
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    /// Does nothing: the child sees the end of its input on drop.
-    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
-
-#[cfg(feature = "tokio-io")]
-impl tokio::io::AsyncWrite for ChildStdin {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    /// Writes are not buffered: nothing to flush.
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    /// Does nothing: the child sees the end of its input on drop.
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
+pipe_async_write!(ChildStdin);
 
 impl TryFrom<ChildStdin> for std::process::Stdio {
     type Error = io::Error;
@@ -374,26 +256,6 @@ impl TryFrom<ChildStdin> for std::process::Stdio {
     /// blocking mode again, as `std` gives it.
     fn try_from(stream: ChildStdin) -> io::Result<std::process::Stdio> {
         stream.into_owned_fd().map(std::process::Stdio::from)
-    }
-}
-
-impl AsRawFd for ChildStdin {
-    fn as_raw_fd(&self) -> RawFd {
-        self.io.get_ref().as_raw_fd()
-    }
-}
-
-impl AsFd for ChildStdin {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.io.get_ref().as_fd()
-    }
-}
-
-impl fmt::Debug for ChildStdin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ChildStdin")
-            .field("fd", &self.as_raw_fd())
-            .finish()
     }
 }
 

@@ -31,13 +31,11 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::fmt;
 use std::fs::File;
-use std::io::{self, IoSlice, IoSliceMut, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::io::{self, IoSlice, IoSliceMut};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use mio::unix::pipe as mio_pipe;
@@ -45,7 +43,9 @@ use rustix::fs::OFlags;
 
 use crate::io::{Interest, Ready};
 use crate::net::ops;
-use crate::runtime::io::{Direction, Registration};
+use crate::runtime::io::{
+    current, pipe_async_read, pipe_async_write, Direction, PipeReader, PipeWriter,
+};
 
 /// Makes an anonymous pipe and registers both ends with the runtime
 /// entered here; like `tokio::net::unix::pipe::pipe`.
@@ -324,7 +324,7 @@ fn checked(fd: OwnedFd, end: End) -> io::Result<OwnedFd> {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct Sender {
-    io: Registration<mio_pipe::Sender>,
+    pipe: PipeWriter,
 }
 
 /// The reading end of a pipe; like `tokio::net::unix::pipe::Receiver`.
@@ -349,22 +349,21 @@ pub struct Sender {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct Receiver {
-    io: Registration<mio_pipe::Receiver>,
+    pipe: PipeReader,
 }
 
 /// What both ends have, by the same rules: construction from a file or a
 /// descriptor, readiness, `try_io`, and giving the descriptor back.
-/// `$end` is the type, `$which` its [`End`], `$direction` the
-/// `Direction` its operations wait for and `$interest` the same as an
-/// `Interest`, `$mode` the access mode it needs; `$make` is an
-/// expression for a pipe in the examples, giving `(tx, rx)`, and `$this`
-/// the end's name there.
+/// `$end` is the type (and its mio type's name), `$core` the pipe end it
+/// holds, `$which` its [`End`], `$direction` the `Direction` its
+/// operations wait for, `$mode` the access mode it needs, and `$this` the
+/// end's name in the examples (where `pipe::pipe()` gives `(tx, rx)`).
 macro_rules! pipe_end {
     (
         $end:ident,
+        $core:ident,
         $which:expr,
         $direction:expr,
-        $interest:expr,
         $mode:literal,
         this: $this:literal $(,)?
     ) => {
@@ -372,8 +371,9 @@ macro_rules! pipe_end {
             #[track_caller]
             fn register(fd: impl Into<OwnedFd>) -> io::Result<$end> {
                 let pipe = <mio_pipe::$end>::from(fd.into());
-                let io = Registration::new(pipe, $interest.to_mio())?;
-                Ok($end { io })
+                Ok($end {
+                    pipe: $core::new(pipe, current())?,
+                })
             }
 
             #[doc = concat!("Takes over `file`, which must be a pipe or a FIFO open")]
@@ -523,7 +523,7 @@ macro_rules! pipe_end {
             /// # Ok::<(), std::io::Error>(())
             /// ```
             pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-                let event = self.io.ready(interest.direction()).await?;
+                let event = self.pipe.registration().ready(interest.direction()).await?;
                 Ok(Ready::from_bits(event.ready))
             }
 
@@ -553,7 +553,7 @@ macro_rules! pipe_end {
             /// # Ok::<(), std::io::Error>(())
             /// ```
             pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
-                self.io.try_io($direction, |_| f())
+                self.pipe.registration().try_io($direction, |_| f())
             }
 
             /// Deregisters the end and gives back its descriptor, in
@@ -568,9 +568,7 @@ macro_rules! pipe_end {
             ///
             /// See [`pipe`].
             pub fn into_blocking_fd(self) -> io::Result<OwnedFd> {
-                let pipe = self.io.into_inner()?;
-                pipe.set_nonblocking(false)?;
-                Ok(OwnedFd::from(pipe))
+                self.pipe.into_fd(true)
             }
 
             /// Deregisters the end and gives back its descriptor, still
@@ -584,48 +582,31 @@ macro_rules! pipe_end {
             ///
             /// See [`from_owned_fd_unchecked`](Self::from_owned_fd_unchecked).
             pub fn into_nonblocking_fd(self) -> io::Result<OwnedFd> {
-                self.io.into_inner().map(OwnedFd::from)
+                self.pipe.into_fd(false)
             }
         }
 
-        impl AsRawFd for $end {
-            fn as_raw_fd(&self) -> RawFd {
-                self.io.get_ref().as_raw_fd()
-            }
-        }
-
-        impl AsFd for $end {
-            fn as_fd(&self) -> BorrowedFd<'_> {
-                self.io.get_ref().as_fd()
-            }
-        }
-
-        impl fmt::Debug for $end {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct(stringify!($end))
-                    .field("fd", &self.as_raw_fd())
-                    .finish()
-            }
-        }
     };
 }
 
 pipe_end!(
     Sender,
+    PipeWriter,
     End::Sender,
     Direction::Write,
-    Interest::WRITABLE,
     "`O_WRONLY`",
     this: "tx",
 );
 pipe_end!(
     Receiver,
+    PipeReader,
     End::Receiver,
     Direction::Read,
-    Interest::READABLE,
     "`O_RDONLY`",
     this: "rx",
 );
+pipe_async_write!(Sender);
+pipe_async_read!(Receiver);
 
 impl Sender {
     /// Waits until the pipe has room for a write, or every reader has
@@ -644,7 +625,7 @@ impl Sender {
     ///
     /// See [`try_write`](Sender::try_write).
     pub async fn writable(&self) -> io::Result<()> {
-        ops::ready(&self.io, Direction::Write).await
+        ops::ready(self.pipe.registration(), Direction::Write).await
     }
 
     /// Polls for write readiness: `Ready(Ok(()))` when
@@ -671,7 +652,7 @@ impl Sender {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ops::poll_ready(&self.io, cx, Direction::Write)
+        ops::poll_ready(self.pipe.registration(), cx, Direction::Write)
     }
 
     /// Writes what fits of `buf` now, without waiting.
@@ -706,7 +687,7 @@ impl Sender {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io.try_io(Direction::Write, |mut pipe| pipe.write(buf))
+        self.pipe.try_write(buf)
     }
 
     /// [`try_write`](Sender::try_write) from several buffers in order.
@@ -731,22 +712,7 @@ impl Sender {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Write, |mut pipe| pipe.write_vectored(bufs))
-    }
-
-    fn poll_write_priv(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Direction::Write, |mut pipe| pipe.write(buf))
-    }
-
-    fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Direction::Write, |mut pipe| pipe.write_vectored(bufs))
+        self.pipe.try_write_vectored(bufs)
     }
 }
 
@@ -767,7 +733,7 @@ impl Receiver {
     ///
     /// See [`try_read`](Receiver::try_read).
     pub async fn readable(&self) -> io::Result<()> {
-        ops::ready(&self.io, Direction::Read).await
+        ops::ready(self.pipe.registration(), Direction::Read).await
     }
 
     /// Polls for read readiness: `Ready(Ok(()))` when
@@ -797,7 +763,7 @@ impl Receiver {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ops::poll_ready(&self.io, cx, Direction::Read)
+        ops::poll_ready(self.pipe.registration(), cx, Direction::Read)
     }
 
     /// Reads what the pipe holds into `buf` now, without waiting; 0 once
@@ -836,7 +802,7 @@ impl Receiver {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io.try_io(Direction::Read, |mut pipe| pipe.read(buf))
+        self.pipe.try_read(buf)
     }
 
     /// [`try_read`](Receiver::try_read) into several buffers in order.
@@ -865,97 +831,6 @@ impl Receiver {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Read, |mut pipe| pipe.read_vectored(bufs))
-    }
-
-    fn poll_read_priv(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Direction::Read, |mut pipe| pipe.read(buf))
-    }
-}
-
-impl futures_io::AsyncRead for Receiver {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_read_priv(cx, buf)
-    }
-}
-
-#[cfg(feature = "tokio-io")]
-impl tokio::io::AsyncRead for Receiver {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.io
-            .poll_read_buf(cx, buf, |mut pipe, dst| pipe.read(dst).map(|n| (n, ())))
-    }
-}
-
-impl futures_io::AsyncWrite for Sender {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
-    }
-
-    /// Writes are not buffered: nothing to flush.
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    /// Does nothing, as tokio's: the reader sees the end when the
-    /// `Sender` is dropped.
-    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
-
-#[cfg(feature = "tokio-io")]
-impl tokio::io::AsyncWrite for Sender {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    /// Writes are not buffered: nothing to flush.
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    /// Does nothing, as tokio's: the reader sees the end when the
-    /// `Sender` is dropped.
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
+        self.pipe.try_read_vectored(bufs)
     }
 }

@@ -29,6 +29,8 @@
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod model;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod pipe;
 mod readiness;
 mod registration;
 mod slots;
@@ -41,6 +43,8 @@ use crate::loom::{lock, Mutex};
 use readiness::{ScheduledIo, WakeList};
 use slots::Slots;
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) use pipe::{pipe_async_read, pipe_async_write, pipe_fd_traits, PipeReader, PipeWriter};
 pub(crate) use readiness::{Direction, Ready, ReadyEvent};
 pub(crate) use registration::Registration;
 #[allow(unused_imports)] // part of the seam the park loop is written against
