@@ -497,11 +497,23 @@ macro_rules! readiness_api {
 
 pub(crate) use readiness_api;
 
-/// The traits every socket type has: `Debug` (its name and the addresses
-/// its methods listed give, `None` for one that fails), and on Unix
-/// `AsRawFd` and `AsFd` (of its field `io`, a [`Registration`]).
+/// The traits every socket type has: `TryFrom` its `std` twin (its
+/// `from_std`), `Debug` (its name and the addresses its methods listed
+/// give, `None` for one that fails), and on Unix `AsRawFd` and `AsFd` (of
+/// its field `io`, a [`Registration`]).
 macro_rules! socket_traits {
-    ($ty:ident: $($addr:ident),*) => {
+    ($ty:ident($std:ty): $($addr:ident),*) => {
+        /// The `std` socket, made non-blocking and registered with the
+        /// runtime entered here, as [`from_std`](Self::from_std) does.
+        impl TryFrom<$std> for $ty {
+            type Error = ::std::io::Error;
+
+            #[track_caller]
+            fn try_from(socket: $std) -> ::std::io::Result<$ty> {
+                $ty::from_std(socket)
+            }
+        }
+
         impl ::std::fmt::Debug for $ty {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct(stringify!($ty))

@@ -297,7 +297,7 @@ macro_rules! stream_halves {
             uses: $uses, pair: $pair);
         $crate::net::split::stream_halves!(@write OwnedWriteHalf,
             a: "a", split: "a.into_split()", uses: $uses, pair: $pair);
-        $crate::net::split::stream_halves!(@addrs $addr, uses: $uses, pair: $pair;
+        $crate::net::split::stream_halves!(@addrs $stream, $addr, uses: $uses, pair: $pair;
             ReadHalf<'_> = "mut a", concat!(stringify!($stream), "::split(&mut a)");
             WriteHalf<'_> = "mut a", concat!(stringify!($stream), "::split(&mut a)");
             OwnedReadHalf = "a", "a.into_split()";
@@ -390,6 +390,40 @@ macro_rules! stream_halves {
             pub fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
                 self.stream().try_read(buf)
             }
+
+            /// [`try_read`](Self::try_read) into several buffers in
+            /// order, as the stream's own `try_read_vectored` does.
+            ///
+            /// # Errors
+            ///
+            /// As [`try_read`](Self::try_read).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use futures::io::AsyncWriteExt;
+            /// use std::io::IoSliceMut;
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (", $a, ", mut b) = ", $pair, ";")]
+            #[doc = concat!("    let (reader, _writer) = ", $split, ";")]
+            ///     b.write_all(b"abcd").await?;
+            ///     reader.readable().await?;
+            ///     let (mut x, mut y) = ([0; 2], [0; 2]);
+            ///     let n = reader.try_read_vectored(&mut [IoSliceMut::new(&mut x), IoSliceMut::new(&mut y)])?;
+            ///     assert_eq!((n, &x, &y), (4, b"ab", b"cd"));
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub fn try_read_vectored(
+                &self,
+                bufs: &mut [::std::io::IoSliceMut<'_>],
+            ) -> ::std::io::Result<usize> {
+                self.stream().try_read_vectored(bufs)
+            }
         }
     };
 
@@ -457,11 +491,42 @@ macro_rules! stream_halves {
             pub fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize> {
                 self.stream().try_write(buf)
             }
+
+            /// [`try_write`](Self::try_write) from several buffers in
+            /// order, as the stream's own `try_write_vectored` does.
+            ///
+            /// # Errors
+            ///
+            /// As [`try_write`](Self::try_write).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use std::io::IoSlice;
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (", $a, ", _b) = ", $pair, ";")]
+            #[doc = concat!("    let (_reader, writer) = ", $split, ";")]
+            ///     writer.writable().await?;
+            ///     assert_eq!(writer.try_write_vectored(&[IoSlice::new(b"ab"), IoSlice::new(b"cd")])?, 4);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub fn try_write_vectored(
+                &self,
+                bufs: &[::std::io::IoSlice<'_>],
+            ) -> ::std::io::Result<usize> {
+                self.stream().try_write_vectored(bufs)
+            }
         }
     };
 
-    // The addresses, for every half.
-    (@addrs $addr:ty, uses: $uses:expr, pair: $pair:expr; $($half:ty = $a:literal, $split:expr;)*) => {$(
+    // The addresses, readiness and the stream itself, for every half.
+    (@addrs $stream:ident, $addr:ty, uses: $uses:expr, pair: $pair:expr;
+        $($half:ty = $a:literal, $split:expr;)*) => {$(
         impl $half {
             /// The address of the peer, as the stream's own `peer_addr`
             /// gives it.
@@ -515,6 +580,48 @@ macro_rules! stream_halves {
             /// ```
             pub fn local_addr(&self) -> ::std::io::Result<$addr> {
                 self.stream().local_addr()
+            }
+
+            /// Waits until the stream is ready for any of `interest`, as
+            /// the stream's own `ready` does (so a read half may wait for
+            /// writability too, and the other way round).
+            ///
+            /// # Errors
+            ///
+            /// Only once the runtime has shut down.
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: it moves no data.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use lawn_rt::io::Interest;
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (", $a, ", _b) = ", $pair, ";")]
+            #[doc = concat!("    let (reader, writer) = ", $split, ";")]
+            ///     assert!(writer.ready(Interest::WRITABLE).await?.is_writable());
+            ///     assert!(reader.ready(Interest::WRITABLE).await?.is_writable());
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            pub async fn ready(
+                &self,
+                interest: $crate::io::Interest,
+            ) -> ::std::io::Result<$crate::io::Ready> {
+                self.stream().ready(interest).await
+            }
+        }
+
+        /// The stream this half belongs to, as tokio's halves give it.
+        impl AsRef<$stream> for $half {
+            fn as_ref(&self) -> &$stream {
+                self.stream()
             }
         }
     )*};

@@ -802,7 +802,7 @@ impl UdpSocket {
     }
 }
 
-crate::net::ops::socket_traits!(UdpSocket: local_addr);
+crate::net::ops::socket_traits!(UdpSocket(std::net::UdpSocket): local_addr);
 
 crate::net::datagram::datagram_api! {
     UdpSocket,

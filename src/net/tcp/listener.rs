@@ -286,4 +286,4 @@ impl TcpListener {
     }
 }
 
-crate::net::ops::socket_traits!(TcpListener: local_addr);
+crate::net::ops::socket_traits!(TcpListener(std::net::TcpListener): local_addr);

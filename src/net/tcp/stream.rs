@@ -475,7 +475,7 @@ impl TcpStream {
     }
 }
 
-crate::net::ops::socket_traits!(TcpStream: local_addr, peer_addr);
+crate::net::ops::socket_traits!(TcpStream(std::net::TcpStream): local_addr, peer_addr);
 
 crate::net::stream::stream_api! {
     TcpStream,

@@ -572,7 +572,7 @@ impl UnixDatagram {
     }
 }
 
-crate::net::ops::socket_traits!(UnixDatagram: local_addr, peer_addr);
+crate::net::ops::socket_traits!(UnixDatagram(std::os::unix::net::UnixDatagram): local_addr, peer_addr);
 
 crate::net::datagram::datagram_api! {
     UnixDatagram,

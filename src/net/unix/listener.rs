@@ -285,4 +285,4 @@ impl UnixListener {
     }
 }
 
-crate::net::ops::socket_traits!(UnixListener: local_addr);
+crate::net::ops::socket_traits!(UnixListener(std::os::unix::net::UnixListener): local_addr);

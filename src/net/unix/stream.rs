@@ -266,7 +266,7 @@ impl UnixStream {
     }
 }
 
-crate::net::ops::socket_traits!(UnixStream: local_addr, peer_addr);
+crate::net::ops::socket_traits!(UnixStream(std::os::unix::net::UnixStream): local_addr, peer_addr);
 
 crate::net::stream::stream_api! {
     UnixStream,
