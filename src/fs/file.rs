@@ -19,20 +19,23 @@
 //!   operations need no lock, as no `&self` future can be alive then.
 
 use std::fmt;
-use std::fs::{Metadata, Permissions};
+use std::fs::{FileTimes, Metadata, Permissions};
 use std::future::Future;
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::panic::Location;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{ready, Context, Poll, Waker};
+use std::time::SystemTime;
 
 use super::{blocking, join};
 use crate::runtime::{context, Handle};
 use crate::task::JoinHandle;
 
-/// The most a single blocking read or write moves (as tokio's default).
+/// The most a single blocking read or write moves, unless
+/// [`File::set_max_buf_size`] says otherwise (tokio's default).
 const MAX_BUF: usize = 2 * 1024 * 1024;
 
 /// An open file on the file system; like `tokio::fs::File`.
@@ -89,6 +92,8 @@ struct FileState {
     /// The position a `futures-io` `poll_seek` asked for, while its seek is
     /// in flight.
     seeking: Option<SeekFrom>,
+    /// The most one blocking read or write moves.
+    max_buf: usize,
 }
 
 enum State {
@@ -269,7 +274,7 @@ impl FileState {
                     if buf.unread() > 0 || dst.is_empty() {
                         return Poll::Ready(Ok(buf.copy_to(dst)));
                     }
-                    let (std, len) = (std.clone(), dst.len().min(MAX_BUF));
+                    let (std, len) = (std.clone(), dst.len().min(self.max_buf));
                     self.start("poll_read", None, move |buf| {
                         Op::Read(buf.read_from(&std, len))
                     });
@@ -298,9 +303,9 @@ impl FileState {
                     if src.is_empty() {
                         return Poll::Ready(Ok(0));
                     }
+                    let n = src.len().min(self.max_buf);
                     let buf = self.buf();
                     let back = buf.discard_unread();
-                    let n = src.len().min(MAX_BUF);
                     buf.data.extend_from_slice(&src[..n]);
                     let std = std.clone();
                     self.start("poll_write", None, move |buf| {
@@ -522,6 +527,7 @@ impl File {
                 last_write_err: None,
                 pos: 0,
                 seeking: None,
+                max_buf: MAX_BUF,
             }),
             gate: Gate::default(),
         }
@@ -685,6 +691,123 @@ impl File {
         self.after_inflight("set_permissions", Location::caller(), move |std| {
             std.set_permissions(permissions)
         })
+    }
+
+    /// Sets the file's access and modification times, after the
+    /// operation in flight (so a write that finishes later cannot move
+    /// them again); like `tokio::fs::File::set_times`.
+    ///
+    /// # Errors
+    ///
+    /// What `futimens(2)` reports.
+    ///
+    /// # Panics
+    ///
+    /// When polled outside a `lawn_rt` runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use lawn_rt::fs::FileTimes;
+    ///
+    /// let path = std::env::temp_dir().join(format!("lawn-rt-file-times-doc-{}", std::process::id()));
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let file = lawn_rt::fs::File::create(&path).await?;
+    ///     let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    ///     file.set_times(FileTimes::new().set_accessed(then).set_modified(then)).await?;
+    ///     assert_eq!(file.metadata().await?.modified()?, then);
+    ///     lawn_rt::fs::remove_file(&path).await
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn set_times(&self, times: FileTimes) -> impl Future<Output = io::Result<()>> + Send + '_ {
+        self.after_inflight("set_times", Location::caller(), move |std| {
+            std.set_times(times)
+        })
+    }
+
+    /// Sets the file's modification time: [`set_times`](File::set_times)
+    /// with only that time; like `tokio::fs::File::set_modified`.
+    ///
+    /// # Errors
+    ///
+    /// What `futimens(2)` reports.
+    ///
+    /// # Panics
+    ///
+    /// When polled outside a `lawn_rt` runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    ///
+    /// let path = std::env::temp_dir().join(format!("lawn-rt-file-mtime-doc-{}", std::process::id()));
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let file = lawn_rt::fs::File::create(&path).await?;
+    ///     let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    ///     file.set_modified(then).await?;
+    ///     assert_eq!(file.metadata().await?.modified()?, then);
+    ///     lawn_rt::fs::remove_file(&path).await
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn set_modified(
+        &self,
+        time: SystemTime,
+    ) -> impl Future<Output = io::Result<()>> + Send + '_ {
+        self.after_inflight("set_modified", Location::caller(), move |std| {
+            std.set_modified(time)
+        })
+    }
+
+    /// Sets the most one read or write moves in one blocking call (the
+    /// size of the file's buffer; 2 MiB unless set, as tokio's); like
+    /// `tokio::fs::File::set_max_buf_size`. A read asks for at most this
+    /// much at a time; a write takes at most this much of the caller's
+    /// bytes at a time.
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0 (at the caller's line).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut file = lawn_rt::fs::File::from_std(std::fs::File::open("Cargo.toml")?);
+    /// file.set_max_buf_size(64 * 1024);
+    /// assert_eq!(file.max_buf_size(), 64 * 1024);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        assert!(
+            max_buf_size > 0,
+            "lawn_rt: `File::set_max_buf_size` takes a size greater than 0"
+        );
+        self.inner
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .max_buf = max_buf_size;
+    }
+
+    /// The most one read or write moves in one blocking call; see
+    /// [`set_max_buf_size`](File::set_max_buf_size).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let file = lawn_rt::fs::File::from_std(std::fs::File::open("Cargo.toml")?);
+    /// assert_eq!(file.max_buf_size(), 2 * 1024 * 1024);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn max_buf_size(&self) -> usize {
+        self.lock_inner().max_buf
     }
 
     /// A new `File` for the same open file (a duplicated descriptor: they
@@ -970,6 +1093,32 @@ impl tokio::io::AsyncSeek for File {
             }
         }
         Poll::Ready(Ok(inner.pos))
+    }
+}
+
+/// [`File::from_std`].
+impl From<std::fs::File> for File {
+    fn from(std: std::fs::File) -> File {
+        File::from_std(std)
+    }
+}
+
+/// [`File::from_std`] of the descriptor.
+impl From<OwnedFd> for File {
+    fn from(fd: OwnedFd) -> File {
+        File::from_std(std::fs::File::from(fd))
+    }
+}
+
+impl AsRawFd for File {
+    fn as_raw_fd(&self) -> RawFd {
+        self.std.as_raw_fd()
+    }
+}
+
+impl AsFd for File {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.std.as_fd()
     }
 }
 

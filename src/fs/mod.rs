@@ -53,6 +53,18 @@ mod read_dir;
 pub use file::File;
 pub use options::{DirBuilder, OpenOptions};
 pub use read_dir::{read_dir, DirEntry, ReadDir};
+/// The times [`File::set_times`] sets: std's `FileTimes`, which has
+/// tokio's methods (`new`, `set_accessed`, `set_modified`).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::SystemTime;
+/// let times = lawn_rt::fs::FileTimes::new().set_modified(SystemTime::now());
+/// # drop(times);
+/// ```
+#[doc(inline)]
+pub use std::fs::FileTimes;
 
 use std::fs::{Metadata, Permissions};
 use std::future::Future;
