@@ -222,7 +222,7 @@ impl fmt::Debug for Interest {
 /// assert_eq!(ready - Ready::READ_CLOSED, Ready::READABLE);
 /// assert!(Ready::EMPTY.is_empty());
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ready(Bits);
 
 impl Ready {
@@ -238,6 +238,18 @@ impl Ready {
     pub const WRITE_CLOSED: Ready = Ready(Bits::WRITE_CLOSED);
     /// An error is pending.
     pub const ERROR: Ready = Ready(Bits::ERROR);
+    /// Every readiness there is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::Ready;
+    ///
+    /// let all = Ready::ALL;
+    /// assert!(all.is_readable() && all.is_writable() && all.is_error());
+    /// assert!(all.is_read_closed() && all.is_write_closed());
+    /// ```
+    pub const ALL: Ready = Ready(Bits::ALL);
     /// Priority data is pending (Linux's `EPOLLPRI`); see
     /// [`Interest::PRIORITY`].
     #[cfg(any(target_os = "linux", target_os = "android"))]

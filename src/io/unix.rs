@@ -722,6 +722,74 @@ impl<T: AsRawFd> AsyncFd<T> {
         let AsyncFd { io, inner } = self;
         io.async_io(interest.direction(), |_| f(inner)).await
     }
+
+    /// Runs `f` on the value if the descriptor is ready for `interest` now
+    /// (no wait), as a guard's `try_io` does: a `WouldBlock` from `f`
+    /// clears that readiness, so the next wait waits for a new event; like
+    /// `tokio::io::unix::AsyncFd::try_io`.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if the descriptor is not ready for `interest` (`f` is
+    /// not called) or `f` said so; whatever else `f` returns; an error of
+    /// kind `Other` once the runtime has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::{ErrorKind, Read};
+    /// use lawn_rt::io::{unix::AsyncFd, Interest};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair()?;
+    ///     a.set_nonblocking(true)?;
+    ///     let fd = AsyncFd::new(a)?;
+    ///     let err = fd.try_io(Interest::READABLE, |a| (&*a).read(&mut [0; 4])).unwrap_err();
+    ///     assert_eq!(err.kind(), ErrorKind::WouldBlock); // nothing came
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.try_io(interest.direction(), |_| f(&self.inner))
+    }
+
+    /// [`try_io`](AsyncFd::try_io) with the value lent mutably.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_io`](AsyncFd::try_io).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Write;
+    /// use lawn_rt::io::{unix::AsyncFd, Interest};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair()?;
+    ///     a.set_nonblocking(true)?;
+    ///     let mut fd = AsyncFd::new(a)?;
+    ///     fd.writable().await?.retain_ready();
+    ///     assert_eq!(fd.try_io_mut(Interest::WRITABLE, |a| a.write(b"hi"))?, 2);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn try_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        f: impl FnOnce(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = &mut self.inner;
+        self.io.try_io(interest.direction(), |_| f(inner))
+    }
 }
 
 impl<T: AsRawFd> AsRawFd for AsyncFd<T> {

@@ -23,7 +23,7 @@ use crate::loom::atomic::{AtomicU64, AtomicUsize, Ordering::AcqRel, Ordering::Ac
 use crate::loom::{lock, Mutex};
 
 /// A set of readiness bits, as mio reports them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Ready(usize);
 
 impl Ready {
