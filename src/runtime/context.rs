@@ -92,7 +92,13 @@ pub(crate) fn drop_as_task<T>(id: Id, value: Option<T>) {
 
 /// The runtime entered on this thread.
 pub(crate) fn current() -> Option<Handle> {
-    HANDLE.try_with(|h| h.borrow().clone()).ok().flatten()
+    try_current().ok().flatten()
+}
+
+/// [`current`], or an error if the thread's context is already destroyed
+/// (a call from a thread-local's destructor at thread exit).
+pub(crate) fn try_current() -> Result<Option<Handle>, std::thread::AccessError> {
+    HANDLE.try_with(|h| h.borrow().clone())
 }
 
 /// The I/O driver entered on this thread.
@@ -158,6 +164,15 @@ pub(crate) fn resume_driving(local: Local) {
 /// current-thread runtime's `block_on`, or a multi-thread worker).
 pub(crate) fn drives_a_runtime() -> bool {
     LOCAL.try_with(|l| l.borrow().is_some()).unwrap_or(false)
+}
+
+/// Which worker of the runtime it drives this thread is, if it drives one
+/// (0 on a current-thread runtime's driving thread).
+pub(crate) fn driving_index() -> Option<usize> {
+    LOCAL
+        .try_with(|l| l.borrow().as_ref().map(|local| local.index))
+        .ok()
+        .flatten()
 }
 
 /// Which worker of runtime `owner` this thread is, if it is one.

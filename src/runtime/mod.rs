@@ -264,9 +264,112 @@ impl RuntimeMetrics {
 /// ```
 /// let err = lawn_rt::runtime::Handle::try_current().unwrap_err();
 /// assert!(err.to_string().contains("no lawn_rt runtime"));
+/// assert!(err.is_missing_context() && !err.is_thread_local_destroyed());
 /// ```
 #[derive(Debug)]
-pub struct TryCurrentError(());
+pub struct TryCurrentError {
+    /// The thread's context was already destroyed (the call came from
+    /// another thread-local's destructor at thread exit).
+    destroyed: bool,
+}
+
+impl TryCurrentError {
+    /// Whether the call came from a thread with no runtime entered; like
+    /// tokio's.
+    ///
+    /// # Examples
+    ///
+    /// See [`TryCurrentError`].
+    #[must_use]
+    pub fn is_missing_context(&self) -> bool {
+        !self.destroyed
+    }
+
+    /// Whether the call came while the thread was exiting, after its
+    /// runtime context had been destroyed (from another thread-local's
+    /// destructor); like tokio's.
+    ///
+    /// # Examples
+    ///
+    /// See [`TryCurrentError`].
+    #[must_use]
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        self.destroyed
+    }
+}
+
+/// An opaque id of a runtime, unique among the runtimes of the process
+/// (never reused); like `tokio::runtime::Id`. From [`Handle::id`], and
+/// [`LocalSet::id`](crate::task::LocalSet::id) for a local set.
+///
+/// # Examples
+///
+/// ```
+/// let a = lawn_rt::runtime::Runtime::new()?;
+/// let b = lawn_rt::runtime::Runtime::new()?;
+/// assert_ne!(a.handle().id(), b.handle().id());
+/// assert_eq!(a.handle().id(), a.handle().clone().id());
+/// println!("runtime {}", a.handle().id());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Id(std::num::NonZeroU64);
+
+impl Id {
+    /// A fresh id, from a process-wide counter.
+    pub(crate) fn next() -> Id {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Id(task::fresh_id(&NEXT))
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The index of the worker this thread is, in the runtime it drives:
+/// `0..num_workers` on a multi-thread runtime's worker (which may change
+/// across an `.await`, as the task may move), `Some(0)` on the thread that
+/// drives a current-thread runtime (inside its `block_on`), `None`
+/// elsewhere (a blocking-pool thread, a multi-thread runtime's `block_on`
+/// thread, outside any runtime); like `tokio::runtime::worker_index`.
+///
+/// # Examples
+///
+/// ```
+/// let rt = lawn_rt::runtime::Builder::new_multi_thread().worker_threads(2).build()?;
+/// let index = rt.block_on(rt.spawn(async { lawn_rt::runtime::worker_index() })).unwrap();
+/// assert!(matches!(index, Some(0 | 1)));
+/// assert_eq!(lawn_rt::runtime::worker_index(), None);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn worker_index() -> Option<usize> {
+    context::driving_index()
+}
+
+/// Whether `err` is the error an I/O operation gives once the runtime its
+/// socket, pipe or descriptor was registered with has shut down; like
+/// `tokio::runtime::is_rt_shutdown_err`.
+///
+/// # Examples
+///
+/// ```
+/// use lawn_rt::net::TcpListener;
+///
+/// let rt = lawn_rt::runtime::Runtime::new()?;
+/// let listener = rt.block_on(TcpListener::bind("127.0.0.1:0"))?;
+/// drop(rt);
+/// let other = lawn_rt::runtime::Runtime::new()?;
+/// let err = other.block_on(listener.accept()).unwrap_err();
+/// assert!(lawn_rt::runtime::is_rt_shutdown_err(&err));
+/// assert!(!lawn_rt::runtime::is_rt_shutdown_err(&std::io::Error::other("other")));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn is_rt_shutdown_err(err: &std::io::Error) -> bool {
+    io::is_shut_down_error(err)
+}
 
 const NO_RUNTIME: &str = "there is no lawn_rt runtime on this thread: call this from inside \
     `Runtime::block_on`, a spawned task, or after `Runtime::enter`";
@@ -482,7 +585,25 @@ impl Handle {
     /// assert!(lawn_rt::runtime::Handle::try_current().is_ok());
     /// ```
     pub fn try_current() -> Result<Handle, TryCurrentError> {
-        context::current().ok_or(TryCurrentError(()))
+        match context::try_current() {
+            Ok(Some(handle)) => Ok(handle),
+            Ok(None) => Err(TryCurrentError { destroyed: false }),
+            Err(_) => Err(TryCurrentError { destroyed: true }),
+        }
+    }
+
+    /// The runtime's [`Id`]; like `tokio::runtime::Handle::id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// let inside = rt.block_on(async { lawn_rt::runtime::Handle::current().id() });
+    /// assert_eq!(inside, rt.handle().id());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn id(&self) -> Id {
+        self.inner.runtime_id()
     }
 
     /// Spawns `future` as a task on this runtime, from any thread. It runs

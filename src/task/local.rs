@@ -104,6 +104,7 @@ pub struct LocalSet {
 struct Shell {
     tasks: RefCell<Tasks>,
     woken: Arc<WokenQueue>,
+    id: crate::runtime::Id,
 }
 
 struct Tasks {
@@ -455,6 +456,7 @@ impl LocalSet {
     pub fn new() -> LocalSet {
         LocalSet {
             shell: Rc::new(Shell {
+                id: crate::runtime::Id::next(),
                 tasks: RefCell::new(Tasks {
                     slots: Vec::new(),
                     free: Vec::new(),
@@ -470,6 +472,21 @@ impl LocalSet {
                 }),
             }),
         }
+    }
+
+    /// The set's id, a [`runtime::Id`](crate::runtime::Id) of its own
+    /// (unique among runtimes and sets); like `tokio::task::LocalSet::id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = lawn_rt::task::LocalSet::new();
+    /// let b = lawn_rt::task::LocalSet::new();
+    /// assert_ne!(a.id(), b.id());
+    /// println!("local set {}", a.id());
+    /// ```
+    pub fn id(&self) -> crate::runtime::Id {
+        self.shell.id
     }
 
     /// Enters the set's context on this thread until the guard is dropped:

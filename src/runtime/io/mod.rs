@@ -55,10 +55,28 @@ const SHUT_DOWN: &str = "lawn_rt: the runtime this socket was registered with ha
     socket cannot be used after its runtime is dropped";
 
 /// The error of every socket operation after its runtime shut down (kind
-/// `Other`, as tokio's).
+/// `Other`, as tokio's), recognised by [`is_shut_down_error`].
 pub(crate) fn shut_down_error() -> io::Error {
-    io::Error::other(SHUT_DOWN)
+    io::Error::other(ShutDown)
 }
+
+/// Whether `err` is [`shut_down_error`]'s.
+pub(crate) fn is_shut_down_error(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::Other && err.get_ref().is_some_and(|inner| inner.is::<ShutDown>())
+}
+
+/// The inner error of [`shut_down_error`]: [`SHUT_DOWN`], as a type of
+/// its own so that it can be told from other errors.
+#[derive(Debug)]
+struct ShutDown;
+
+impl std::fmt::Display for ShutDown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(SHUT_DOWN)
+    }
+}
+
+impl std::error::Error for ShutDown {}
 
 /// The I/O side of one park loop.
 pub(crate) struct Driver {

@@ -149,6 +149,10 @@ impl CurrentThread {
         self.owned.len()
     }
 
+    pub(crate) fn runtime_id(&self) -> crate::runtime::Id {
+        self.owned.id()
+    }
+
     /// Tasks waiting in the queue other threads schedule into.
     pub(crate) fn inject_depth(&self) -> usize {
         // Stored under the queue's lock after every change: no need to

@@ -127,6 +127,13 @@ impl Scheduler {
     }
 
     /// Tasks spawned and not yet completed.
+    pub(crate) fn runtime_id(&self) -> super::Id {
+        match self {
+            Scheduler::Current(inner) => inner.runtime_id(),
+            Scheduler::Multi(shared) => shared.runtime_id(),
+        }
+    }
+
     pub(crate) fn alive_tasks(&self) -> usize {
         match self {
             Scheduler::Current(inner) => inner.alive_tasks(),

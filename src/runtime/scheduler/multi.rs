@@ -321,6 +321,10 @@ impl MultiThread {
         self.owned.len()
     }
 
+    pub(crate) fn runtime_id(&self) -> crate::runtime::Id {
+        self.owned.id()
+    }
+
     /// Tasks waiting in the shared queue (not a worker's own).
     pub(crate) fn inject_depth(&self) -> usize {
         // Stored under the queue's lock after every change: no need to

@@ -5,11 +5,22 @@
 //! once and nothing more is added.
 
 use super::super::task::TaskRef;
+use super::super::Id as RuntimeId;
 use crate::loom::{lock, Mutex};
 
-#[derive(Default)]
 pub(crate) struct Owned {
     inner: Mutex<Set>,
+    /// The runtime's id ([`crate::runtime::Id`]), drawn when it is built.
+    id: RuntimeId,
+}
+
+impl Default for Owned {
+    fn default() -> Owned {
+        Owned {
+            inner: Mutex::default(),
+            id: RuntimeId::next(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -40,6 +51,11 @@ impl Owned {
         };
         task.set_owned(index);
         true
+    }
+
+    /// The runtime's id.
+    pub(crate) fn id(&self) -> RuntimeId {
+        self.id
     }
 
     /// How many tasks are bound (spawned and not yet completed).

@@ -116,14 +116,22 @@ impl std::fmt::Display for Id {
 }
 
 impl Id {
-    /// A fresh id: one relaxed increment of a process-wide counter (a
-    /// `std` atomic: no hand-off, see `crate::loom`). It starts at 1 and
-    /// would take centuries to wrap; if it ever did, 0 is skipped.
+    /// A fresh id from a process-wide counter ([`fresh_id`]). It starts at
+    /// 1 and would take centuries to wrap.
     pub(crate) fn next() -> Id {
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        match NonZeroU64::new(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-            Some(id) => Id(id),
-            None => Id::next(),
+        Id(fresh_id(&NEXT))
+    }
+}
+
+/// The next value of a process-wide id counter: one relaxed increment (a
+/// `std` atomic: no hand-off, see `crate::loom`), skipping 0 should it
+/// ever wrap. Task ids and runtime ids are drawn this way.
+pub(crate) fn fresh_id(counter: &AtomicU64) -> NonZeroU64 {
+    loop {
+        let drawn = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(id) = NonZeroU64::new(drawn) {
+            return id;
         }
     }
 }
