@@ -62,6 +62,7 @@ same_story!(more_io_behaves_alike, |dir| more_io(&dir));
 same_story!(more_sync_behaves_alike, |dir| more_sync);
 same_story!(priority_data_behaves_alike, |dir| priority_data);
 same_story!(pipes_behave_alike, |dir| pipes);
+same_story!(tokio_odds_behave_alike, |dir| tokio_odds(&dir));
 
 #[test]
 fn named_entry_points_behave_alike() {

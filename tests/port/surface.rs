@@ -850,3 +850,151 @@ pub async fn pipes() -> String {
         .kind();
     format!("{text} {sent} {got} {refused:?}\n")
 }
+
+/// What a second look at tokio 1.54's API found missing: conversions from
+/// std sockets, the split halves' readiness, vectored calls and peek, a
+/// file's descriptor, times and buffer size, runtime and local-set ids,
+/// the worker index, the shutdown error test, and the readiness odds.
+pub async fn tokio_odds(dir: &std::path::Path) -> String {
+    use std::io::{IoSlice, IoSliceMut};
+    use std::os::fd::AsRawFd;
+    use rt::io::{Interest, Ready};
+    let mut out = String::new();
+
+    // std sockets converted with `try_from`/`try_into`.
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    std_listener.set_nonblocking(true).unwrap();
+    let listener: rt::net::TcpListener = std_listener.try_into().unwrap();
+    let std_client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    std_client.set_nonblocking(true).unwrap();
+    let mut client = rt::net::TcpStream::try_from(std_client).unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let udp = rt::net::UdpSocket::try_from(udp).unwrap();
+    let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+    a.set_nonblocking(true).unwrap();
+    let a = rt::net::UnixStream::try_from(a).unwrap();
+    let d = std::os::unix::net::UnixDatagram::unbound().unwrap();
+    d.set_nonblocking(true).unwrap();
+    let d = rt::net::UnixDatagram::try_from(d).unwrap();
+    let l = std::os::unix::net::UnixListener::bind(dir.join("sock")).unwrap();
+    l.set_nonblocking(true).unwrap();
+    let l = rt::net::UnixListener::try_from(l).unwrap();
+    writeln!(
+        out,
+        "from std {} {} {} {}",
+        udp.local_addr().unwrap().ip(),
+        a.peer_addr().is_ok(),
+        d.local_addr().is_ok(),
+        l.local_addr().is_ok()
+    )
+    .unwrap();
+    drop(b);
+
+    // The halves: readiness, vectored calls, peek, the stream behind them.
+    {
+        let (mut reader, writer) = server.split();
+        let ready = writer.ready(Interest::WRITABLE).await.unwrap();
+        let sent = writer
+            .try_write_vectored(&[IoSlice::new(b"ab"), IoSlice::new(b"cd")])
+            .unwrap();
+        let mut got = [0; 4];
+        client.read_exact(&mut got).await.unwrap();
+        client.write_all(b"xyz").await.unwrap();
+        let mut peeked = [0; 3];
+        let seen = reader.peek(&mut peeked).await.unwrap();
+        let (mut x, mut y) = ([0; 1], [0; 2]);
+        reader.readable().await.unwrap();
+        let read = reader
+            .try_read_vectored(&mut [IoSliceMut::new(&mut x), IoSliceMut::new(&mut y)])
+            .unwrap();
+        let same = reader.as_ref().peer_addr().unwrap() == client.local_addr().unwrap();
+        writeln!(
+            out,
+            "halves {} {sent} {got:?} {seen} {peeked:?} {read} {x:?} {y:?} {same}",
+            ready.is_writable()
+        )
+        .unwrap();
+    }
+    let (owned_read, owned_write) = server.into_split();
+    let ready = owned_read.ready(Interest::WRITABLE).await.unwrap();
+    let same = owned_write.as_ref().local_addr().unwrap() == owned_read.local_addr().unwrap();
+    writeln!(out, "owned halves {} {same}", ready.is_writable()).unwrap();
+
+    // A file: from std, its descriptor, its times and buffer size.
+    let path = dir.join("times");
+    std::fs::write(&path, b"t").unwrap();
+    let mut file = rt::fs::File::from(std::fs::File::open(&path).unwrap());
+    let then = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    file.set_times(rt::fs::FileTimes::new().set_accessed(then).set_modified(then))
+        .await
+        .unwrap();
+    let modified = file.metadata().await.unwrap().modified().unwrap() == then;
+    file.set_modified(then + Duration::from_secs(1)).await.unwrap();
+    let later = file.metadata().await.unwrap().modified().unwrap() > then;
+    let default_buf = file.max_buf_size();
+    file.set_max_buf_size(4096);
+    writeln!(
+        out,
+        "file {} {modified} {later} {default_buf} {}",
+        file.as_raw_fd() >= 0,
+        file.max_buf_size()
+    )
+    .unwrap();
+
+    // Ids, the worker index, the shutdown error, the current-handle error.
+    let handle = rt::runtime::Handle::current();
+    let local = rt::task::LocalSet::new();
+    let ids = handle.id() == rt::runtime::Handle::current().id()
+        && local.id() != rt::task::LocalSet::new().id()
+        && local.id() != handle.id();
+    let index = rt::spawn(async { rt::runtime::worker_index() }).await.unwrap();
+    let missing = std::thread::spawn(|| {
+        let err = rt::runtime::Handle::try_current().unwrap_err();
+        (err.is_missing_context(), err.is_thread_local_destroyed())
+    })
+    .join()
+    .unwrap();
+    let shut_down = std::thread::spawn(|| {
+        let first = runtime();
+        let listener = first.block_on(rt::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        drop(first);
+        let second = runtime();
+        let err = second.block_on(listener.accept()).unwrap_err();
+        rt::runtime::is_rt_shutdown_err(&err)
+    })
+    .join()
+    .unwrap();
+    let other = rt::runtime::is_rt_shutdown_err(&std::io::Error::other("no"));
+    writeln!(
+        out,
+        "runtime {ids} {} {:?} {missing:?} {shut_down} {other}",
+        index.is_some_and(|i| i < 2),
+        rt::runtime::worker_index()
+    )
+    .unwrap();
+
+    // Readiness odds: `Ready::ALL`, its order, `AsyncFd::try_io`.
+    let (p, _q) = std::os::unix::net::UnixStream::pair().unwrap();
+    p.set_nonblocking(true).unwrap();
+    // SAFETY: `p` owns its descriptor while the AsyncFd holds it.
+    let mut fd = unsafe { rt::io::unix::AsyncFd::register(p) }.unwrap();
+    let none = fd
+        .try_io(Interest::READABLE, |p| std::io::Read::read(&mut &*p, &mut [0; 1]))
+        .unwrap_err()
+        .kind();
+    fd.writable().await.unwrap().retain_ready();
+    let wrote = fd
+        .try_io_mut(Interest::WRITABLE, |p| std::io::Write::write(p, b"w"))
+        .unwrap();
+    let all = Ready::ALL;
+    writeln!(
+        out,
+        "ready {} {} {none:?} {wrote}",
+        all.is_readable() && all.is_writable() && all.is_read_closed() && all.is_error(),
+        Ready::READABLE < Ready::WRITABLE
+    )
+    .unwrap();
+    out
+}
