@@ -632,7 +632,31 @@ fn open_options_and_dir_builder(flavor: Flavor) {
     });
 }
 
+/// A file's buffer size bounds what one read or write moves; a write of
+/// more is taken in pieces, and every byte arrives.
+fn max_buf_size_bounds_each_read_and_write(flavor: Flavor) {
+    use futures::io::{AsyncReadExt, AsyncWriteExt};
+    in_temp_dir(flavor, "max_buf", |dir| async move {
+        let path = dir.join("f");
+        let mut file = fs::File::create(&path).await.unwrap();
+        file.set_max_buf_size(16);
+        let data: Vec<u8> = (0..100u8).collect();
+        assert_eq!(file.write(&data).await.unwrap(), 16, "one write, one piece");
+        file.write_all(&data[16..]).await.unwrap();
+        file.flush().await.unwrap();
+        drop(file);
+        let mut file = fs::File::open(&path).await.unwrap();
+        file.set_max_buf_size(10);
+        let mut buf = [0; 64];
+        assert_eq!(file.read(&mut buf).await.unwrap(), 10);
+        let mut rest = Vec::new();
+        file.read_to_end(&mut rest).await.unwrap();
+        assert_eq!([&buf[..10], &rest[..]].concat(), data);
+    });
+}
+
 both_flavors!(
+    max_buf_size_bounds_each_read_and_write,
     open_options_and_dir_builder,
     round_trips,
     errors,
@@ -704,4 +728,14 @@ fn operations_after_shutdown_do_not_hang() {
         let err = result.unwrap_err();
         assert!(err.to_string().contains("shut down"), "{err}");
     });
+}
+
+#[test]
+fn a_zero_buffer_size_panics_at_the_callers_line() {
+    let mut file = fs::File::from_std(std::fs::File::open("Cargo.toml").unwrap());
+    let site = common::catch_panic_site("set_max_buf_size(0)", move || {
+        file.set_max_buf_size(0);
+    });
+    assert!(site.message.contains("greater than 0"), "{}", site.message);
+    assert_eq!(site.file, file!(), "{site:?}");
 }
