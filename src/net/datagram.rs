@@ -248,6 +248,87 @@ macro_rules! datagram_api {
                         socket.recv(buf)
                     })
             }
+
+            /// [`recv`](Self::recv) into a `bytes` buffer's spare capacity
+            /// (at most 64 KiB: a longer datagram is cut there, as one cut
+            /// by a short buffer), which it then counts as filled: the
+            /// datagram's length. With feature `tokio-io`.
+            ///
+            /// # Errors
+            ///
+            /// As [`recv`](Self::recv).
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: a datagram is taken only by the poll that
+            /// returns it.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     b.send(b"hi").await?;
+            ///     let mut buf = Vec::with_capacity(64);
+            ///     assert_eq!(a.recv_buf(&mut buf).await?, 2);
+            ///     assert_eq!(buf, b"hi");
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            #[cfg(feature = "tokio-io")]
+            pub async fn recv_buf<B: ::bytes::BufMut>(
+                &self,
+                buf: &mut B,
+            ) -> ::std::io::Result<usize> {
+                self.io
+                    .async_io($crate::runtime::io::Direction::Read, |socket| {
+                        $crate::runtime::io::read_into_buf_mut(&mut *buf, |dst| {
+                            socket.recv(dst).map(|n| (n, n))
+                        })
+                    })
+                    .await
+            }
+
+            /// [`try_recv`](Self::try_recv) into a `bytes` buffer, as
+            /// [`recv_buf`](Self::recv_buf) fills it. With feature
+            /// `tokio-io`.
+            ///
+            /// # Errors
+            ///
+            /// As [`try_recv`](Self::try_recv).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, b) = ", $pair, ";")]
+            ///     b.send(b"hi").await?;
+            ///     a.readable().await?;
+            ///     let mut buf = Vec::with_capacity(64);
+            ///     assert_eq!(a.try_recv_buf(&mut buf)?, 2);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            #[cfg(feature = "tokio-io")]
+            pub fn try_recv_buf<B: ::bytes::BufMut>(
+                &self,
+                buf: &mut B,
+            ) -> ::std::io::Result<usize> {
+                self.io
+                    .try_io($crate::runtime::io::Direction::Read, |socket| {
+                        $crate::runtime::io::read_into_buf_mut(buf, |dst| {
+                            socket.recv(dst).map(|n| (n, n))
+                        })
+                    })
+            }
         }
     };
 }

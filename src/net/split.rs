@@ -424,6 +424,36 @@ macro_rules! stream_halves {
             ) -> ::std::io::Result<usize> {
                 self.stream().try_read_vectored(bufs)
             }
+
+            /// [`try_read`](Self::try_read) into a `bytes` buffer, as the
+            /// stream's own `try_read_buf` does. With feature `tokio-io`.
+            ///
+            /// # Errors
+            ///
+            /// As [`try_read`](Self::try_read).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use futures::io::AsyncWriteExt;
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (", $a, ", mut b) = ", $pair, ";")]
+            #[doc = concat!("    let (reader, _writer) = ", $split, ";")]
+            ///     b.write_all(b"hi").await?;
+            ///     reader.readable().await?;
+            ///     let mut buf = Vec::with_capacity(16);
+            ///     assert_eq!(reader.try_read_buf(&mut buf)?, 2);
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            #[cfg(feature = "tokio-io")]
+            pub fn try_read_buf<B: ::bytes::BufMut>(&self, buf: &mut B) -> ::std::io::Result<usize> {
+                self.stream().try_read_buf(buf)
+            }
         }
     };
 

@@ -105,6 +105,41 @@ macro_rules! stream_api {
                 })
             }
 
+            /// [`try_read`](Self::try_read) into a `bytes` buffer's spare
+            /// capacity (at most 64 KiB at a time), which it then counts as
+            /// filled: the number of bytes read. With feature `tokio-io`.
+            ///
+            /// # Errors
+            ///
+            /// As [`try_read`](Self::try_read).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use futures::io::AsyncWriteExt;
+            #[doc = $uses]
+            ///
+            /// let rt = lawn_rt::runtime::Runtime::new()?;
+            /// rt.block_on(async {
+            #[doc = concat!("    let (a, mut b) = ", $pair, ";")]
+            ///     b.write_all(b"hello").await?;
+            ///     let mut buf = Vec::with_capacity(64); // or a `bytes::BytesMut`
+            ///     a.readable().await?;
+            ///     assert_eq!(a.try_read_buf(&mut buf)?, 5);
+            ///     assert_eq!(buf, b"hello");
+            ///     Ok::<_, std::io::Error>(())
+            /// })?;
+            /// # Ok::<(), std::io::Error>(())
+            /// ```
+            #[cfg(feature = "tokio-io")]
+            pub fn try_read_buf<B: ::bytes::BufMut>(&self, buf: &mut B) -> ::std::io::Result<usize> {
+                self.io.try_io($crate::runtime::io::Direction::Read, |mut stream| {
+                    $crate::runtime::io::read_into_buf_mut(buf, |dst| {
+                        ::std::io::Read::read(&mut stream, dst).map(|n| (n, n))
+                    })
+                })
+            }
+
             /// Writes as much of `buf` as fits now, without waiting: the
             /// number of bytes written.
             ///

@@ -320,6 +320,87 @@ impl UdpSocket {
             .try_io(Direction::Read, |socket| socket.recv_from(buf))
     }
 
+    /// [`recv_from`](Self::recv_from) into a `bytes` buffer's spare
+    /// capacity (at most 64 KiB, more than a UDP datagram holds), which it
+    /// then counts as filled: the datagram's length and sender. With
+    /// feature `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// As [`recv_from`](Self::recv_from).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: a datagram is taken only by the poll that returns it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.send_to(b"ping", b.local_addr()?).await?;
+    ///     let mut buf = Vec::with_capacity(1500);
+    ///     let (n, from) = b.recv_buf_from(&mut buf).await?;
+    ///     assert_eq!((n, from, &buf[..]), (4, a.local_addr()?, &b"ping"[..]));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .async_io(Direction::Read, |socket| {
+                crate::runtime::io::read_into_buf_mut(&mut *buf, |dst| {
+                    socket.recv_from(dst).map(|(n, from)| (n, (n, from)))
+                })
+            })
+            .await
+    }
+
+    /// [`try_recv_from`](Self::try_recv_from) into a `bytes` buffer, as
+    /// [`recv_buf_from`](Self::recv_buf_from) fills it. With feature
+    /// `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_recv_from`](Self::try_recv_from).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.send_to(b"ping", b.local_addr()?).await?;
+    ///     b.readable().await?;
+    ///     let mut buf = Vec::with_capacity(1500);
+    ///     assert_eq!(b.try_recv_buf_from(&mut buf)?, (4, a.local_addr()?));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io.try_io(Direction::Read, |socket| {
+            crate::runtime::io::read_into_buf_mut(buf, |dst| {
+                socket.recv_from(dst).map(|(n, from)| (n, (n, from)))
+            })
+        })
+    }
+
     /// Waits for a datagram and copies it into `buf` without taking it:
     /// the next receive gets it again. Its length and sender.
     ///

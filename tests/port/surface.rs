@@ -998,3 +998,80 @@ pub async fn tokio_odds(dir: &std::path::Path) -> String {
     .unwrap();
     out
 }
+
+/// The `bytes` buffer calls (a `Vec<u8>` is a `BufMut` too): streams,
+/// halves, datagrams (a datagram longer than the spare capacity is cut
+/// there), pipes.
+pub async fn buffer_calls(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    client.write_all(b"stream").await.unwrap();
+    let mut buf = Vec::with_capacity(64);
+    while buf.len() < 6 {
+        server.readable().await.unwrap();
+        match server.try_read_buf(&mut buf) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    client.write_all(b"half").await.unwrap();
+    let (reader, _writer) = server.split();
+    let mut half = Vec::with_capacity(64);
+    while half.len() < 4 {
+        reader.readable().await.unwrap();
+        let _ = reader.try_read_buf(&mut half);
+    }
+    writeln!(out, "tcp {:?} {:?}", String::from_utf8_lossy(&buf), String::from_utf8_lossy(&half)).unwrap();
+
+    let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    a.connect(b.local_addr().unwrap()).await.unwrap();
+    b.connect(a.local_addr().unwrap()).await.unwrap();
+    a.send(&[7; 100]).await.unwrap();
+    let mut short = Vec::with_capacity(10);
+    let cut = b.recv_buf(&mut short).await.unwrap();
+    a.send(b"from").await.unwrap();
+    let mut whole = Vec::with_capacity(1500);
+    let (n, from) = b.recv_buf_from(&mut whole).await.unwrap();
+    a.send(b"try").await.unwrap();
+    b.readable().await.unwrap();
+    let mut tried = Vec::with_capacity(64);
+    let t = loop {
+        match b.try_recv_buf(&mut tried) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => b.readable().await.unwrap(),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    writeln!(
+        out,
+        "udp {cut} {} {n} {} {t} {:?}",
+        short.len(),
+        from == a.local_addr().unwrap(),
+        String::from_utf8_lossy(&tried)
+    )
+    .unwrap();
+
+    let (x, y) = rt::net::UnixDatagram::pair().unwrap();
+    x.send(b"unix").await.unwrap();
+    let mut got = Vec::with_capacity(64);
+    let (n, _) = y.recv_buf_from(&mut got).await.unwrap();
+    x.send(b"again").await.unwrap();
+    let mut again = Vec::with_capacity(64);
+    let m = y.recv_buf(&mut again).await.unwrap();
+    writeln!(out, "unix datagram {n} {m}").unwrap();
+
+    let (tx, rx) = rt::net::unix::pipe::pipe().unwrap();
+    tx.writable().await.unwrap();
+    tx.try_write(b"piped").unwrap();
+    rx.readable().await.unwrap();
+    let mut piped = Vec::with_capacity(64);
+    let p = rx.try_read_buf(&mut piped).unwrap();
+    writeln!(out, "pipe {p} {:?} {}", String::from_utf8_lossy(&piped), dir.exists()).unwrap();
+    out
+}

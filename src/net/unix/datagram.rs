@@ -421,6 +421,88 @@ impl UnixDatagram {
         Ok((n, SocketAddr(from)))
     }
 
+    /// [`recv_from`](Self::recv_from) into a `bytes` buffer's spare
+    /// capacity (at most 64 KiB: a longer datagram is cut there, as one
+    /// cut by a short buffer), which it then counts as filled: the
+    /// datagram's length and sender. With feature `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// As [`recv_from`](Self::recv_from).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: a datagram is taken only by the poll that returns it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UnixDatagram;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let (a, b) = UnixDatagram::pair()?;
+    ///     a.send(b"ping").await?;
+    ///     let mut buf = Vec::with_capacity(64);
+    ///     let (n, _from) = b.recv_buf_from(&mut buf).await?;
+    ///     assert_eq!((n, &buf[..]), (4, &b"ping"[..]));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        let (n, from) = self
+            .io
+            .async_io(Direction::Read, |socket| {
+                crate::runtime::io::read_into_buf_mut(&mut *buf, |dst| {
+                    socket.recv_from(dst).map(|(n, from)| (n, (n, from)))
+                })
+            })
+            .await?;
+        Ok((n, SocketAddr(from)))
+    }
+
+    /// [`try_recv_from`](Self::try_recv_from) into a `bytes` buffer, as
+    /// [`recv_buf_from`](Self::recv_buf_from) fills it. With feature
+    /// `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_recv_from`](Self::try_recv_from).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UnixDatagram;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let (a, b) = UnixDatagram::pair()?;
+    ///     a.send(b"ping").await?;
+    ///     b.readable().await?;
+    ///     let mut buf = Vec::with_capacity(64);
+    ///     assert_eq!(b.try_recv_buf_from(&mut buf)?.0, 4);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        let (n, from) = self.io.try_io(Direction::Read, |socket| {
+            crate::runtime::io::read_into_buf_mut(buf, |dst| {
+                socket.recv_from(dst).map(|(n, from)| (n, (n, from)))
+            })
+        })?;
+        Ok((n, SocketAddr(from)))
+    }
+
     /// [`send_to`](Self::send_to) as a poll: `Pending` (the task woken
     /// when there is room) until the datagram can go. Only the task of the
     /// latest poll of a direction is woken.

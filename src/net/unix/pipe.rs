@@ -833,4 +833,35 @@ impl Receiver {
     pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
         self.pipe.try_read_vectored(bufs)
     }
+
+    /// [`try_read`](Receiver::try_read) into a `bytes` buffer's spare
+    /// capacity (at most 64 KiB at a time), which it then counts as
+    /// filled. With feature `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_read`](Receiver::try_read).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::unix::pipe;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let (tx, rx) = pipe::pipe()?;
+    ///     tx.writable().await?;
+    ///     tx.try_write(b"abc")?;
+    ///     rx.readable().await?;
+    ///     let mut buf = Vec::with_capacity(16);
+    ///     assert_eq!(rx.try_read_buf(&mut buf)?, 3);
+    ///     assert_eq!(buf, b"abc");
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.pipe.try_read_buf(buf)
+    }
 }

@@ -60,6 +60,40 @@ pub(crate) fn shut_down_error() -> io::Error {
     io::Error::other(ShutDown)
 }
 
+/// The most one `BufMut` read moves ([`read_into_buf_mut`]).
+#[cfg(feature = "tokio-io")]
+const BUF_MUT_READ: usize = 64 * 1024;
+
+/// Runs `op`, a read of the caller's, into `buf`'s spare capacity (at most
+/// [`BUF_MUT_READ`] bytes, and at most what one `chunk_mut` offers), and
+/// appends the `n` bytes it reports; gives back the rest of its result.
+/// The read lands in a per-thread scratch buffer first: a `BufMut`'s spare
+/// capacity is uninitialised, and lending it out as `&mut [u8]` would take
+/// `unsafe`; the copy costs a fraction of the system call.
+#[cfg(feature = "tokio-io")]
+pub(crate) fn read_into_buf_mut<B: bytes::BufMut + ?Sized, R>(
+    buf: &mut B,
+    op: impl FnOnce(&mut [u8]) -> io::Result<(usize, R)>,
+) -> io::Result<R> {
+    std::thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let len = if buf.has_remaining_mut() {
+        buf.chunk_mut().len().min(BUF_MUT_READ)
+    } else {
+        0
+    };
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        if scratch.len() < len {
+            scratch.resize(len, 0);
+        }
+        let (n, result) = op(&mut scratch[..len])?;
+        buf.put_slice(&scratch[..n.min(len)]);
+        Ok(result)
+    })
+}
+
 /// Whether `err` is [`shut_down_error`]'s.
 pub(crate) fn is_shut_down_error(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::Other && err.get_ref().is_some_and(|inner| inner.is::<ShutDown>())

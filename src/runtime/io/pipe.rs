@@ -61,6 +61,13 @@ impl PipeReader {
         self.io.try_io(Direction::Read, |mut pipe| pipe.read(buf))
     }
 
+    #[cfg(feature = "tokio-io")]
+    pub(crate) fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io.try_io(Direction::Read, |mut pipe| {
+            super::read_into_buf_mut(buf, |dst| pipe.read(dst).map(|n| (n, n)))
+        })
+    }
+
     pub(crate) fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
         self.io
             .try_io(Direction::Read, |mut pipe| pipe.read_vectored(bufs))
