@@ -126,6 +126,8 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[("lawn_rt::runtime::EnterGuard<'static>
 fn auto_traits_match_tokio() {
     let rows = rows![
         lawn_rt::runtime::Runtime => tokio::runtime::Runtime,
+        lawn_rt::runtime::LocalRuntime => tokio::runtime::LocalRuntime,
+        lawn_rt::runtime::LocalOptions => tokio::runtime::LocalOptions,
         lawn_rt::runtime::Handle => tokio::runtime::Handle,
         lawn_rt::runtime::Builder => tokio::runtime::Builder,
         lawn_rt::runtime::EnterGuard<'static> => tokio::runtime::EnterGuard<'static>,
@@ -175,6 +177,7 @@ fn compile_time_assertions() {
     }
     assert_traits! {
         lawn_rt::runtime::Runtime: assert_send, assert_sync, assert_unwind_safe, assert_ref_unwind_safe, assert_unpin;
+        lawn_rt::runtime::LocalRuntime: assert_unwind_safe, assert_ref_unwind_safe, assert_unpin;
         lawn_rt::runtime::Handle: assert_send, assert_sync, assert_unwind_safe, assert_ref_unwind_safe, assert_unpin;
         lawn_rt::runtime::Builder: assert_send, assert_sync, assert_unpin;
         lawn_rt::runtime::EnterGuard<'static>: assert_unpin;

@@ -72,6 +72,11 @@ fn named_entry_points_behave_alike() {
 }
 
 #[test]
+fn local_runtimes_behave_alike() {
+    assert_eq!(on_lawn_rt::local_runtime(), on_tokio::local_runtime());
+}
+
+#[test]
 fn runtimes_behave_alike() {
     assert_eq!(on_lawn_rt::runtimes(), on_tokio::runtimes());
 }

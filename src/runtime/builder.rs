@@ -953,6 +953,39 @@ impl Builder {
         self
     }
 
+    /// Builds a [`LocalRuntime`](super::LocalRuntime): a current-thread
+    /// runtime whose tasks need not be `Send`; like
+    /// `tokio::runtime::Builder::build_local`.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Builder::build).
+    ///
+    /// # Panics
+    ///
+    /// On a multi-thread builder (at the caller's line), as tokio's.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::{Builder, LocalOptions};
+    ///
+    /// let rt = Builder::new_current_thread().enable_all().build_local(LocalOptions::default())?;
+    /// let task = rt.spawn_local(async { std::rc::Rc::new("local") });
+    /// assert_eq!(*rt.block_on(task).unwrap(), "local");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn build_local(&mut self, options: super::LocalOptions) -> io::Result<super::LocalRuntime> {
+        let _ = options;
+        assert!(
+            self.flavor == Flavor::CurrentThread,
+            "lawn_rt: `Builder::build_local` needs `Builder::new_current_thread()`; \
+             a multi_thread runtime is not supported for a LocalRuntime"
+        );
+        self.build().map(super::LocalRuntime::from_runtime)
+    }
+
     /// Builds the runtime: its event loop (an epoll instance, an eventfd
     /// and, on Linux, a timerfd), its timer driver if enabled, and its
     /// blocking pool (no thread until first used).

@@ -63,6 +63,7 @@ pub(crate) struct EventCaps {
     pub(crate) busy: usize,
 }
 
+mod local;
 mod scheduler;
 pub(crate) mod task;
 
@@ -80,6 +81,7 @@ use std::time::Duration;
 
 pub use crate::driver::TimerSlack;
 pub use builder::{Builder, DEFAULT_TIMER_RESOLUTION};
+pub use local::{LocalOptions, LocalRuntime};
 use scheduler::Scheduler;
 use task::JoinHandle;
 

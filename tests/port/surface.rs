@@ -1075,3 +1075,42 @@ pub async fn buffer_calls(dir: &std::path::Path) -> String {
     writeln!(out, "pipe {p} {:?} {}", String::from_utf8_lossy(&piped), dir.exists()).unwrap();
     out
 }
+
+/// A local runtime: `!Send` tasks with no `LocalSet`, `spawn_local` from
+/// the future and from a task, a task finished by a later `block_on`.
+pub fn local_runtime() -> String {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let rt = rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build_local(rt::runtime::LocalOptions::default())
+        .unwrap();
+    let count = Rc::new(Cell::new(0));
+    let c = count.clone();
+    let first = rt.spawn_local(async move {
+        c.set(c.get() + 1);
+        "first"
+    });
+    let first = rt.block_on(first).unwrap();
+    let c = count.clone();
+    let nested = rt.block_on(async move {
+        let inner = rt::task::spawn_local(async move { c.set(c.get() + 10) });
+        inner.await.unwrap();
+        let sent = rt::spawn(async { rt::task::spawn_local(async { 5 }).await.unwrap() });
+        rt::time::sleep(Duration::from_millis(1)).await;
+        sent.await.unwrap()
+    });
+    let (tx, rx) = rt::sync::oneshot::channel::<u8>();
+    let waiting = rt.spawn_local(async move { rx.await.unwrap() });
+    tx.send(7).unwrap();
+    let later = rt.block_on(waiting).unwrap();
+    let blocking = rt.block_on(rt.spawn_blocking(|| 3)).unwrap();
+    let same = rt.block_on(async { rt::runtime::Handle::current().id() }) == rt.handle().id();
+    let out = format!(
+        "local {first} {} {nested} {later} {blocking} {same} {}\n",
+        count.get(),
+        rt.metrics().num_workers()
+    );
+    rt.shutdown_timeout(Duration::from_millis(10));
+    out
+}

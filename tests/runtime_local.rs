@@ -1,0 +1,56 @@
+//! `runtime::LocalRuntime` beyond what the port surface compares with
+//! tokio: a multi-thread builder refuses it at the caller's line; local
+//! tasks left pending are dropped with it (their futures' destructors
+//! run); a panic out of `block_on` leaves it working.
+
+mod common;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use lawn_rt::runtime::{Builder, LocalOptions, LocalRuntime};
+
+#[test]
+fn a_multi_thread_builder_panics_at_the_callers_line() {
+    let site = common::catch_panic_site("build_local on multi_thread", || {
+        Builder::new_multi_thread().build_local(LocalOptions::default())
+    });
+    assert!(
+        site.message.contains("new_current_thread"),
+        "{}",
+        site.message
+    );
+    assert_eq!(site.file, file!(), "{site:?}");
+}
+
+#[test]
+fn pending_local_tasks_are_dropped_with_it() {
+    struct Dropped(Rc<Cell<u32>>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+    let drops = Rc::new(Cell::new(0));
+    let rt = LocalRuntime::new().unwrap();
+    for _ in 0..3 {
+        let guard = Dropped(drops.clone());
+        rt.spawn_local(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+    }
+    rt.block_on(lawn_rt::task::yield_now());
+    assert_eq!(drops.get(), 0, "still pending");
+    drop(rt);
+    assert_eq!(drops.get(), 3);
+}
+
+#[test]
+fn a_panic_out_of_block_on_leaves_it_working() {
+    let rt = LocalRuntime::new().unwrap();
+    let caught = std::panic::catch_unwind(|| rt.block_on(async { panic!("boom") }));
+    assert!(caught.is_err());
+    let task = rt.spawn_local(async { Rc::new(4) });
+    assert_eq!(*rt.block_on(task).unwrap(), 4);
+}
