@@ -64,6 +64,7 @@ same_story!(priority_data_behaves_alike, |dir| priority_data);
 same_story!(pipes_behave_alike, |dir| pipes);
 same_story!(tokio_odds_behave_alike, |dir| tokio_odds(&dir));
 same_story!(buffer_calls_behave_alike, |dir| buffer_calls(&dir));
+same_story!(more_sockets_behave_alike, |dir| more_sockets(&dir));
 
 #[test]
 fn named_entry_points_behave_alike() {

@@ -94,5 +94,7 @@ pub use tcp::socket::TcpSocket;
 pub use tcp::stream::TcpStream;
 pub use tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 pub use udp::UdpSocket;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use unix::socket::UnixSocket;
 #[cfg(unix)]
 pub use unix::{datagram::UnixDatagram, listener::UnixListener, stream::UnixStream};

@@ -539,3 +539,80 @@ macro_rules! socket_traits {
 }
 
 pub(crate) use socket_traits;
+
+/// `tos_v4`/`set_tos_v4` (`IP_TOS`) and `tclass_v6`/`set_tclass_v6`
+/// (`IPV6_TCLASS`) for a socket type whose descriptor `$fd` gives (an
+/// expression of `$this`, the `&self`); tokio's names and types (a
+/// `u32`). Linux and Android (through `rustix`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+macro_rules! traffic_class {
+    ($ty:ident, |$this:ident| $fd:expr, example: $example:literal) => {
+        impl $ty {
+            /// `IP_TOS`: the type-of-service byte of the IPv4 packets this
+            /// socket sends.
+            ///
+            /// # Errors
+            ///
+            /// What `getsockopt(2)` reports (on an IPv6 socket, say).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            #[doc = $example]
+            /// ```
+            pub fn tos_v4(&self) -> ::std::io::Result<u32> {
+                let $this = self;
+                Ok(u32::from(::rustix::net::sockopt::ip_tos($fd)?))
+            }
+
+            /// Sets `IP_TOS`; see [`tos_v4`](Self::tos_v4). The field is a
+            /// byte: of a larger value only the low byte is kept, as the
+            /// kernel keeps it of the `int` tokio hands it.
+            ///
+            /// # Errors
+            ///
+            /// What `setsockopt(2)` reports.
+            ///
+            /// # Examples
+            ///
+            /// See [`tos_v4`](Self::tos_v4).
+            pub fn set_tos_v4(&self, tos: u32) -> ::std::io::Result<()> {
+                let $this = self;
+                let [low, ..] = tos.to_le_bytes();
+                Ok(::rustix::net::sockopt::set_ip_tos($fd, low)?)
+            }
+
+            /// `IPV6_TCLASS`: the traffic class of the IPv6 packets this
+            /// socket sends.
+            ///
+            /// # Errors
+            ///
+            /// What `getsockopt(2)` reports (on an IPv4 socket, say).
+            ///
+            /// # Examples
+            ///
+            /// See [`tos_v4`](Self::tos_v4).
+            pub fn tclass_v6(&self) -> ::std::io::Result<u32> {
+                let $this = self;
+                Ok(::rustix::net::sockopt::ipv6_tclass($fd)?)
+            }
+
+            /// Sets `IPV6_TCLASS`; see [`tclass_v6`](Self::tclass_v6).
+            ///
+            /// # Errors
+            ///
+            /// What `setsockopt(2)` reports.
+            ///
+            /// # Examples
+            ///
+            /// See [`tos_v4`](Self::tos_v4).
+            pub fn set_tclass_v6(&self, tclass: u32) -> ::std::io::Result<()> {
+                let $this = self;
+                Ok(::rustix::net::sockopt::set_ipv6_tclass($fd, tclass)?)
+            }
+        }
+    };
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) use traffic_class;

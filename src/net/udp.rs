@@ -624,6 +624,110 @@ impl UdpSocket {
             .poll_read_buf(cx, buf, |socket, unfilled| socket.peek_from(unfilled))
     }
 
+    /// [`peek`](Self::peek) as a poll, into `buf`'s unfilled part (the
+    /// connected peer's datagram stays for the next receive). Only the task
+    /// of the latest read-direction poll is woken. With feature `tokio-io`.
+    ///
+    /// # Errors
+    ///
+    /// What `recv(2)` with `MSG_PEEK` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::io::ReadBuf;
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     b.connect(a.local_addr()?).await?;
+    ///     a.send_to(b"ping", b.local_addr()?).await?;
+    ///     let mut storage = [0; 16];
+    ///     let mut buf = ReadBuf::new(&mut storage);
+    ///     std::future::poll_fn(|cx| b.poll_peek(cx, &mut buf)).await?;
+    ///     assert_eq!(buf.filled(), b"ping");
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(feature = "tokio-io")]
+    pub fn poll_peek(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        self.io.poll_read_buf(cx, buf, |socket, unfilled| {
+            socket.peek(unfilled).map(|n| (n, ()))
+        })
+    }
+
+    /// Waits for a datagram and gives its sender, without taking it (a
+    /// peek of no bytes).
+    ///
+    /// # Errors
+    ///
+    /// What `recvfrom(2)` with `MSG_PEEK` reports.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: it takes nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::UdpSocket;
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let a = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.send_to(b"ping", b.local_addr()?).await?;
+    ///     assert_eq!(b.peek_sender().await?, a.local_addr()?);
+    ///     assert_eq!(b.try_peek_sender()?, a.local_addr()?); // still there
+    ///     let from = std::future::poll_fn(|cx| b.poll_peek_sender(cx)).await?;
+    ///     assert_eq!(from, a.local_addr()?);
+    ///     assert_eq!(b.recv_from(&mut [0; 16]).await?, (4, from));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io.async_io(Direction::Read, peek_sender_now).await
+    }
+
+    /// [`peek_sender`](Self::peek_sender) as a poll. Only the task of the
+    /// latest read-direction poll is woken.
+    ///
+    /// # Errors
+    ///
+    /// As [`peek_sender`](Self::peek_sender).
+    ///
+    /// # Examples
+    ///
+    /// See [`peek_sender`](Self::peek_sender).
+    pub fn poll_peek_sender(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<SocketAddr>> {
+        self.io.poll_io(cx, Direction::Read, peek_sender_now)
+    }
+
+    /// [`peek_sender`](Self::peek_sender) without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if no datagram is there now; as
+    /// [`peek_sender`](Self::peek_sender).
+    ///
+    /// # Examples
+    ///
+    /// See [`peek_sender`](Self::peek_sender).
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io.try_io(Direction::Read, peek_sender_now)
+    }
+
     /// The socket as a `std::net::UdpSocket`, out of the runtime's poll
     /// (still non-blocking: set it blocking if need be).
     ///
@@ -895,4 +999,30 @@ crate::net::datagram::datagram_api! {
         b.connect(a.local_addr()?).await?;
         (a, b)
     }",
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+crate::net::ops::traffic_class!(
+    UdpSocket,
+    |this| this.io.get_ref(),
+    example: "let rt = lawn_rt::runtime::Runtime::new()?;
+rt.block_on(async {
+    let v4 = lawn_rt::net::UdpSocket::bind(\"127.0.0.1:0\").await?;
+    v4.set_tos_v4(0x10)?;
+    assert_eq!(v4.tos_v4()?, 0x10);
+    v4.set_tos_v4(0x110)?; // the low byte is kept, as the kernel keeps it
+    assert_eq!(v4.tos_v4()?, 0x10);
+    if let Ok(v6) = lawn_rt::net::UdpSocket::bind(\"[::1]:0\").await {
+        v6.set_tclass_v6(0x20)?;
+        assert_eq!(v6.tclass_v6()?, 0x20);
+    } // else: no IPv6 on this machine
+    Ok::<_, std::io::Error>(())
+})?;
+# Ok::<(), std::io::Error>(())"
+);
+
+/// The sender of the datagram at the head of the queue, left there: a
+/// peek of no bytes.
+fn peek_sender_now(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
+    socket.peek_from(&mut []).map(|(_, from)| from)
 }

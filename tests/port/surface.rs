@@ -1114,3 +1114,79 @@ pub fn local_runtime() -> String {
     rt.shutdown_timeout(Duration::from_millis(10));
     out
 }
+
+/// Sockets made before they are used (`UnixSocket`), named by address
+/// (`bind_addr`, `connect_addr`), and the last socket options and peeks.
+pub async fn more_sockets(dir: &std::path::Path) -> String {
+    use std::os::linux::net::SocketAddrExt;
+    let mut out = String::new();
+
+    let server = rt::net::UnixSocket::new_stream().unwrap();
+    server.bind(dir.join("server.sock")).unwrap();
+    let listener = server.listen(8).unwrap();
+    let client = rt::net::UnixSocket::new_stream().unwrap();
+    client.bind(dir.join("client.sock")).unwrap();
+    let mut stream = client.connect(dir.join("server.sock")).await.unwrap();
+    let (mut peer, addr) = listener.accept().await.unwrap();
+    stream.write_all(b"made").await.unwrap();
+    let mut got = [0; 4];
+    peer.read_exact(&mut got).await.unwrap();
+    let dgram = rt::net::UnixSocket::new_datagram().unwrap();
+    let refused = rt::net::UnixSocket::new_datagram().unwrap().listen(1).unwrap_err().kind();
+    let refused_too = rt::net::UnixSocket::new_stream().unwrap().datagram().unwrap_err().kind();
+    writeln!(
+        out,
+        "unix socket {:?} {:?} {} {refused:?} {refused_too:?}",
+        addr.as_pathname().map(|p| p.file_name().unwrap().to_owned()),
+        String::from_utf8_lossy(&got),
+        dgram.datagram().unwrap().local_addr().unwrap().is_unnamed()
+    )
+    .unwrap();
+
+    let name = format!("port-surface-{}-{}", std::process::id(), dir.display().to_string().len());
+    let abstract_addr: rt::net::unix::SocketAddr =
+        std::os::unix::net::SocketAddr::from_abstract_name(&name).unwrap().into();
+    let named = rt::net::UnixListener::bind_addr(&abstract_addr).unwrap();
+    let to_named = rt::net::UnixStream::connect_addr(&abstract_addr).await.unwrap();
+    let (_accepted, _) = named.accept().await.unwrap();
+    writeln!(
+        out,
+        "abstract {}",
+        to_named.peer_addr().unwrap().as_abstract_name() == Some(name.as_bytes())
+    )
+    .unwrap();
+
+    let tcp_listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let tcp = rt::net::TcpStream::connect(tcp_listener.local_addr().unwrap()).await.unwrap();
+    tcp.set_quickack(true).unwrap();
+    let socket = rt::net::TcpSocket::new_v4().unwrap();
+    socket.set_tos_v4(0x10).unwrap();
+    let udp = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    udp.set_tos_v4(0x20).unwrap();
+    let before = udp.tos_v4().unwrap();
+    udp.set_tos_v4(0x130).unwrap();
+    writeln!(
+        out,
+        "options {} {} {before} {}",
+        tcp.quickack().unwrap(),
+        socket.tos_v4().unwrap(),
+        udp.tos_v4().unwrap()
+    )
+    .unwrap();
+
+    let sender = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    sender.connect(udp.local_addr().unwrap()).await.unwrap();
+    udp.connect(sender.local_addr().unwrap()).await.unwrap();
+    sender.send(b"peeked").await.unwrap();
+    let from = udp.peek_sender().await.unwrap();
+    let again = udp.try_peek_sender().unwrap();
+    let polled = std::future::poll_fn(|cx| udp.poll_peek_sender(cx)).await.unwrap();
+    let mut storage = [0; 16];
+    let mut buf = rt::io::ReadBuf::new(&mut storage);
+    std::future::poll_fn(|cx| udp.poll_peek(cx, &mut buf)).await.unwrap();
+    let peeked = String::from_utf8_lossy(buf.filled()).into_owned();
+    let n = udp.recv(&mut [0; 16]).await.unwrap();
+    let me = sender.local_addr().unwrap();
+    writeln!(out, "peeks {} {} {} {peeked} {n}", from == me, again == me, polled == me).unwrap();
+    out
+}

@@ -624,3 +624,20 @@ impl fmt::Debug for TcpSocket {
             .finish()
     }
 }
+
+crate::net::ops::traffic_class!(
+    TcpSocket,
+    |this| &this.fd,
+    example: "use lawn_rt::net::TcpSocket;
+
+let rt = lawn_rt::runtime::Runtime::new()?;
+let _guard = rt.enter();
+let v4 = TcpSocket::new_v4()?;
+v4.set_tos_v4(0x10)?;
+assert_eq!(v4.tos_v4()?, 0x10);
+if let Ok(v6) = TcpSocket::new_v6() {
+    v6.set_tclass_v6(0x20)?;
+    assert_eq!(v6.tclass_v6()?, 0x20);
+} // else: no IPv6 on this machine
+# Ok::<(), std::io::Error>(())"
+);

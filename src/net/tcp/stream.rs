@@ -271,6 +271,52 @@ impl TcpStream {
     pub fn nodelay(&self) -> io::Result<bool> {
         self.io.get_ref().nodelay()
     }
+
+    /// Sets `TCP_QUICKACK`: acknowledge at once rather than delay the ACK.
+    /// The kernel clears it again as the connection goes on, so a caller
+    /// that wants it sets it after each read. Linux and Android.
+    ///
+    /// # Errors
+    ///
+    /// What `setsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = TcpListener::bind("127.0.0.1:0").await?;
+    ///     let stream = TcpStream::connect(listener.local_addr()?).await?;
+    ///     stream.set_quickack(true)?;
+    ///     assert!(stream.quickack()?);
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        Ok(rustix::net::sockopt::set_tcp_quickack(
+            self.io.get_ref(),
+            quickack,
+        )?)
+    }
+
+    /// Whether `TCP_QUICKACK` is set now; see
+    /// [`set_quickack`](Self::set_quickack). Linux and Android.
+    ///
+    /// # Errors
+    ///
+    /// What `getsockopt(2)` reports.
+    ///
+    /// # Examples
+    ///
+    /// See [`set_quickack`](Self::set_quickack).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn quickack(&self) -> io::Result<bool> {
+        Ok(rustix::net::sockopt::tcp_quickack(self.io.get_ref())?)
+    }
 }
 
 impl TcpStream {

@@ -168,6 +168,17 @@ pub(crate) fn check_path(path: &Path) -> io::Result<()> {
 
 /// The `std` address for `path` (checked by [`check_path`]): an abstract
 /// name if it starts with a NUL byte (Linux and Android), else a path.
+/// [`socket_addr`] for `rustix`'s calls (`net::UnixSocket`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) fn rustix_addr(path: &Path) -> io::Result<rustix::net::SocketAddrUnix> {
+    check_path(path)?;
+    if is_abstract(path) {
+        let name = &path.as_os_str().as_bytes()[1..];
+        return Ok(rustix::net::SocketAddrUnix::new_abstract_name(name)?);
+    }
+    Ok(rustix::net::SocketAddrUnix::new(path)?)
+}
+
 pub(crate) fn socket_addr(path: &Path) -> io::Result<std::os::unix::net::SocketAddr> {
     check_path(path)?;
     #[cfg(any(target_os = "linux", target_os = "android"))]

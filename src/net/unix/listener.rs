@@ -89,7 +89,51 @@ impl UnixListener {
     pub fn bind<P: AsRef<Path>>(path: P) -> io::Result<UnixListener> {
         let driver = driver::current();
         let addr = addr::socket_addr(path.as_ref())?;
-        let listener = mio::net::UnixListener::bind_addr(&addr)?;
+        UnixListener::bind_with(driver, &addr)
+    }
+
+    /// A listener bound to `addr` (a path, or on Linux and Android an
+    /// abstract name), registered with this runtime's I/O driver; like
+    /// `tokio::net::UnixListener::bind_addr`.
+    ///
+    /// # Errors
+    ///
+    /// What `bind(2)` and `listen(2)` report (`AddrInUse` if the name is
+    /// taken, say).
+    ///
+    /// # Panics
+    ///
+    /// Outside a `lawn_rt` runtime with I/O enabled (the message names the
+    /// caller's line).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::os::linux::net::SocketAddrExt;
+    /// use lawn_rt::net::{unix::SocketAddr, UnixListener, UnixStream};
+    ///
+    /// let name = format!("lawn-rt-doc-bind-addr-{}", std::process::id());
+    /// let addr: SocketAddr = std::os::unix::net::SocketAddr::from_abstract_name(&name)?.into();
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     let listener = UnixListener::bind_addr(&addr)?;
+    ///     let client = UnixStream::connect_addr(&addr).await?;
+    ///     let (_server, _) = listener.accept().await?;
+    ///     assert_eq!(client.peer_addr()?.as_abstract_name(), Some(name.as_bytes()));
+    ///     Ok::<_, std::io::Error>(())
+    /// })?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixListener> {
+        UnixListener::bind_with(driver::current(), &addr.0)
+    }
+
+    fn bind_with(
+        driver: std::sync::Arc<crate::runtime::io::Driver>,
+        addr: &std::os::unix::net::SocketAddr,
+    ) -> io::Result<UnixListener> {
+        let listener = mio::net::UnixListener::bind_addr(addr)?;
         let io = Registration::with_driver(driver, listener, Interest::READABLE)?;
         Ok(UnixListener { io })
     }

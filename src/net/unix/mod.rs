@@ -52,6 +52,8 @@ pub(crate) mod datagram;
 pub(crate) mod listener;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub mod pipe;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) mod socket;
 mod split;
 pub(crate) mod stream;
 #[cfg(any(target_os = "linux", target_os = "android"))]

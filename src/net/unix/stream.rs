@@ -83,7 +83,43 @@ impl UnixStream {
     pub async fn connect<P: AsRef<Path>>(path: P) -> io::Result<UnixStream> {
         let driver = driver::current();
         let addr = addr::socket_addr(path.as_ref())?;
-        let stream = mio::net::UnixStream::connect_addr(&addr)?;
+        UnixStream::connect_with(driver, &addr).await
+    }
+
+    /// Connects to the listener at `addr` (a path, or on Linux and Android
+    /// an abstract name); like `tokio::net::UnixStream::connect_addr`.
+    ///
+    /// # Errors
+    ///
+    /// What `connect(2)` reports (`ConnectionRefused` if nothing listens
+    /// there, say).
+    ///
+    /// # Panics
+    ///
+    /// When first polled outside a `lawn_rt` runtime with I/O enabled, as
+    /// [`connect`](Self::connect).
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixListener::bind_addr`](crate::net::UnixListener::bind_addr).
+    pub async fn connect_addr(addr: &SocketAddr) -> io::Result<UnixStream> {
+        UnixStream::connect_with(driver::current(), &addr.0).await
+    }
+
+    async fn connect_with(
+        driver: std::sync::Arc<crate::runtime::io::Driver>,
+        addr: &std::os::unix::net::SocketAddr,
+    ) -> io::Result<UnixStream> {
+        let stream = mio::net::UnixStream::connect_addr(addr)?;
+        UnixStream::connect_mio(driver, stream).await
+    }
+
+    /// Registers `stream`, whose connect has been started, and waits until
+    /// it is done.
+    pub(crate) async fn connect_mio(
+        driver: std::sync::Arc<crate::runtime::io::Driver>,
+        stream: mio::net::UnixStream,
+    ) -> io::Result<UnixStream> {
         let io = ops::connect(driver, stream).await?;
         Ok(UnixStream { io })
     }
