@@ -1,6 +1,7 @@
 //! `RuntimeMetrics`, tokio's stable counts: the workers a runtime runs,
-//! the tasks alive (spawned and not yet done or cancelled), and the depth
-//! of its shared queue, on both flavors.
+//! the tasks alive (spawned and not yet done or cancelled), the depth of
+//! its shared queue, and each worker's parks and busy time, on both
+//! flavors.
 
 mod common;
 
@@ -85,4 +86,65 @@ fn the_global_queue_holds_what_was_scheduled_from_outside() {
         }
     });
     assert_eq!(metrics.global_queue_depth(), 0);
+}
+
+#[test]
+fn a_current_thread_runtime_counts_its_parks_and_busy_time() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let metrics = rt.metrics();
+    assert_eq!(metrics.worker_park_count(0), 0, "not driven yet");
+    let started = std::time::Instant::now();
+    for _ in 0..3 {
+        rt.block_on(lawn_rt::time::sleep(Duration::from_millis(5)));
+    }
+    let elapsed = started.elapsed();
+    let parks = metrics.worker_park_count(0);
+    assert!(parks >= 3, "three sleeps, {parks} parks");
+    assert_eq!(metrics.worker_park_unpark_count(0), 2 * parks, "awake now");
+    assert!(
+        metrics.worker_total_busy_duration(0) < elapsed,
+        "asleep most of the time"
+    );
+}
+
+#[test]
+fn idle_workers_show_as_parked_and_busy_ones_count_busy_time() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let metrics = rt.metrics();
+    watchdog("parked", LIMIT, move || {
+        // Idle workers park: each is seen with an odd count (parked).
+        for worker in 0..2 {
+            while metrics.worker_park_unpark_count(worker) % 2 == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            assert!(metrics.worker_park_count(worker) >= 1);
+        }
+        // A task that spins 30 ms is busy time on its worker.
+        let spin = rt.spawn(async {
+            let start = std::time::Instant::now();
+            while start.elapsed() < Duration::from_millis(30) {
+                std::hint::spin_loop();
+            }
+            lawn_rt::runtime::worker_index().unwrap()
+        });
+        let worker = rt.block_on(spin).unwrap();
+        while metrics.worker_park_unpark_count(worker) % 2 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let busy = metrics.worker_total_busy_duration(worker);
+        assert!(busy >= Duration::from_millis(30), "{busy:?}");
+    });
+}
+
+#[test]
+fn a_worker_out_of_range_panics_at_the_callers_line() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let metrics = rt.metrics();
+    let site = common::catch_panic_site("worker 1 of 1", || metrics.worker_park_count(1));
+    assert!(site.message.contains("out of range"), "{}", site.message);
+    assert_eq!(site.file, file!(), "{site:?}");
 }

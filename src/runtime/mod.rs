@@ -257,6 +257,77 @@ impl RuntimeMetrics {
     pub fn global_queue_depth(&self) -> usize {
         self.scheduler.global_queue_depth()
     }
+
+    /// How many times worker `worker` has parked: gone to sleep with
+    /// nothing to run (a look for events that does not wait is not
+    /// counted); like tokio's. On a current-thread runtime worker 0 is
+    /// the thread in `block_on`.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is not below [`num_workers`](Self::num_workers).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// rt.block_on(sleep(Duration::from_millis(5)));
+    /// let metrics = rt.metrics();
+    /// assert!(metrics.worker_park_count(0) >= 1);
+    /// assert_eq!(metrics.worker_park_unpark_count(0) % 2, 0); // awake now
+    /// assert!(metrics.worker_total_busy_duration(0) < Duration::from_secs(5));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn worker_park_count(&self, worker: usize) -> u64 {
+        self.worker(worker).parks()
+    }
+
+    /// Parks and wake-ups of worker `worker` together: odd while it is
+    /// parked, even while it runs; like tokio's.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is not below [`num_workers`](Self::num_workers).
+    ///
+    /// # Examples
+    ///
+    /// See [`worker_park_count`](Self::worker_park_count).
+    #[must_use]
+    #[track_caller]
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        self.worker(worker).park_unparks()
+    }
+
+    /// How long worker `worker` has been busy (awake, running tasks and
+    /// looking for work) up to its latest park; like tokio's.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is not below [`num_workers`](Self::num_workers).
+    ///
+    /// # Examples
+    ///
+    /// See [`worker_park_count`](Self::worker_park_count).
+    #[must_use]
+    #[track_caller]
+    pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
+        self.worker(worker).busy()
+    }
+
+    #[track_caller]
+    fn worker(&self, worker: usize) -> &scheduler::WorkerStats {
+        match self.scheduler.worker_stats(worker) {
+            Some(stats) => stats,
+            None => panic!(
+                "lawn_rt: worker index {worker} is out of range: the runtime has {} worker(s)",
+                self.num_workers()
+            ),
+        }
+    }
 }
 
 /// The error [`Handle::try_current`] gives outside a runtime.

@@ -967,6 +967,12 @@ pub async fn tokio_odds(dir: &std::path::Path) -> String {
     .join()
     .unwrap();
     let other = rt::runtime::is_rt_shutdown_err(&std::io::Error::other("no"));
+    // The per-worker counts (values differ by design: only that they are
+    // there, and how a parked worker's count reads).
+    let metrics = handle.metrics();
+    let _ = metrics.worker_park_count(1);
+    let _ = metrics.worker_total_busy_duration(1);
+    let _ = metrics.worker_park_unpark_count(0);
     writeln!(
         out,
         "runtime {ids} {} {:?} {missing:?} {shut_down} {other}",

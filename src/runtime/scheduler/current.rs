@@ -35,7 +35,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant as StdInstant};
 
 use super::owned::Owned;
-use super::{poll_budgeted, survive, InjectTurn, Intervals};
+use super::{poll_budgeted, survive, InjectTurn, Intervals, WorkerStats};
 use crate::driver::{Driver, Handle as TimeHandle, Park};
 use crate::loom::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::{lock, wait, Condvar, Mutex};
@@ -52,6 +52,8 @@ pub(crate) struct CurrentThread {
     inject: Mutex<Inject>,
     /// Length of `inject.queue`, readable without the lock (a hint).
     inject_len: AtomicUsize,
+    /// The driving thread's park counts and busy time (worker 0's).
+    stats: WorkerStats,
     owned: Owned,
     /// The core, when no thread drives the runtime.
     seat: Mutex<Option<Core>>,
@@ -91,6 +93,9 @@ pub(crate) struct Core {
     queue: VecDeque<TaskRef>,
     /// When the inject queue next goes first.
     inject_turn: InjectTurn,
+    /// When the driving thread last woke (or took the seat): the start of
+    /// its busy time (`WorkerStats`).
+    busy_since: StdInstant,
 }
 
 impl CurrentThread {
@@ -115,7 +120,9 @@ impl CurrentThread {
                 parker,
                 queue: VecDeque::new(),
                 inject_turn: InjectTurn::new(intervals.global_queue),
+                busy_since: StdInstant::now(),
             })),
+            stats: WorkerStats::default(),
             seat_free: Condvar::new(),
             seat_waiters: AtomicUsize::new(0),
             unpark,
@@ -147,6 +154,11 @@ impl CurrentThread {
     /// Tasks spawned and not yet completed.
     pub(crate) fn alive_tasks(&self) -> usize {
         self.owned.len()
+    }
+
+    /// The driving thread's counts (worker 0's).
+    pub(crate) fn stats(&self) -> &WorkerStats {
+        &self.stats
     }
 
     pub(crate) fn runtime_id(&self) -> crate::runtime::Id {
@@ -224,7 +236,7 @@ impl CurrentThread {
         let waker = Waker::from(signal.clone());
         let mut cx = Context::from_waker(&waker);
         let mut seat = lock(&self.seat);
-        let core = loop {
+        let mut core = loop {
             if let Some(core) = seat.take() {
                 break core;
             }
@@ -246,6 +258,8 @@ impl CurrentThread {
             self.seat_waiters.fetch_sub(1, SeqCst);
         };
         drop(seat);
+        // Busy from here: the time waiting for the seat was not.
+        core.busy_since = StdInstant::now();
         let mut driving = Driving::start(self, core);
         self.drive(driving.core(), future, &signal, &mut cx)
     }
@@ -362,7 +376,11 @@ impl CurrentThread {
                     }
                     _ => (StdInstant::now(), true),
                 };
-                survive(|| core.parker.park(until, now, real));
+                let Core {
+                    parker, busy_since, ..
+                } = core;
+                self.stats
+                    .around_park(busy_since, || survive(|| parker.park(until, now, real)));
             }
         }
         if !parked {

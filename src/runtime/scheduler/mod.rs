@@ -21,6 +21,49 @@ use super::task::Schedule;
 use crate::coop;
 use crate::driver::Driver;
 
+/// One worker's counts for tokio's per-worker metrics
+/// (`RuntimeMetrics::worker_park_count` and friends): bumped by the worker
+/// around each park that blocks, read from anywhere. Statistics only
+/// (relaxed): nothing is handed over through them.
+#[derive(Default)]
+pub(crate) struct WorkerStats {
+    parks: crate::loom::atomic::AtomicU64,
+    park_unparks: crate::loom::atomic::AtomicU64,
+    busy_nanos: crate::loom::atomic::AtomicU64,
+}
+
+impl WorkerStats {
+    /// Runs `park` (a park that blocks), counting it and adding the time
+    /// since `busy_since` (the worker's last wake-up) to the busy time;
+    /// `busy_since` is then the wake-up.
+    #[inline]
+    pub(crate) fn around_park(&self, busy_since: &mut std::time::Instant, park: impl FnOnce()) {
+        use crate::loom::atomic::Ordering::Relaxed;
+        let parking = std::time::Instant::now();
+        let busy = parking.saturating_duration_since(*busy_since);
+        let busy = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
+        self.busy_nanos.fetch_add(busy, Relaxed);
+        self.parks.fetch_add(1, Relaxed);
+        self.park_unparks.fetch_add(1, Relaxed);
+        park();
+        self.park_unparks.fetch_add(1, Relaxed);
+        *busy_since = std::time::Instant::now();
+    }
+
+    pub(crate) fn parks(&self) -> u64 {
+        self.parks.load(crate::loom::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn park_unparks(&self) -> u64 {
+        self.park_unparks
+            .load(crate::loom::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn busy(&self) -> Duration {
+        Duration::from_nanos(self.busy_nanos.load(crate::loom::atomic::Ordering::Relaxed))
+    }
+}
+
 /// How often a park loop looks elsewhere than at its own run queue
 /// (`Builder::event_interval` and `Builder::global_queue_interval`): read
 /// from a plain field on each turn, fixed when the runtime is built.
@@ -115,6 +158,14 @@ impl Scheduler {
         match self {
             Scheduler::Current(_) => 1,
             Scheduler::Multi(shared) => shared.num_workers(),
+        }
+    }
+
+    /// Worker `index`'s counts, if there is such a worker.
+    pub(crate) fn worker_stats(&self, index: usize) -> Option<&WorkerStats> {
+        match self {
+            Scheduler::Current(inner) => (index == 0).then(|| inner.stats()),
+            Scheduler::Multi(shared) => shared.worker_stats(index),
         }
     }
 

@@ -70,7 +70,7 @@ use std::time::{Duration, Instant as StdInstant};
 use super::owned::Owned;
 use super::poll_budgeted;
 use super::survive;
-use super::{InjectTurn, Intervals};
+use super::{InjectTurn, Intervals, WorkerStats};
 use crate::driver::{Driver, Park, Role, ShardGroup, TimerSlack};
 use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
@@ -143,6 +143,8 @@ struct Spare {
 struct Remote {
     queue: Mutex<VecDeque<TaskRef>>,
     len: AtomicUsize,
+    /// The worker's park counts and busy time.
+    stats: WorkerStats,
     unpark: Unpark,
     time: Option<Driver>,
     io: Option<Arc<io_driver::Driver>>,
@@ -170,6 +172,8 @@ crate::loom::const_thread_local! {
 struct Core {
     index: usize,
     parker: Parker,
+    /// When this worker last woke: the start of its busy time.
+    busy_since: StdInstant,
     /// Where the next steal looks first.
     steal_from: usize,
     /// When the inject queue next goes first.
@@ -206,6 +210,7 @@ impl MultiThread {
             remotes.push(Remote {
                 queue: Mutex::new(VecDeque::new()),
                 len: AtomicUsize::new(0),
+                stats: WorkerStats::default(),
                 unpark,
                 time,
                 io,
@@ -213,6 +218,7 @@ impl MultiThread {
             cores.push(Box::new(Core {
                 index,
                 parker,
+                busy_since: StdInstant::now(),
                 steal_from: index + 1,
                 inject_turn: InjectTurn::new(config.intervals.global_queue),
             }));
@@ -338,6 +344,10 @@ impl MultiThread {
     }
 
     /// How many workers the runtime runs.
+    pub(crate) fn worker_stats(&self, index: usize) -> Option<&WorkerStats> {
+        self.workers.get(index).map(|worker| &worker.stats)
+    }
+
     pub(crate) fn num_workers(&self) -> usize {
         self.workers.len()
     }
@@ -639,10 +649,17 @@ impl MultiThread {
             };
             began = time.is_some() && plan != Park::Skip;
             // I/O readiness wakes tasks from inside the poll.
-            survive(|| match plan {
-                Park::Until(until) => core.parker.park(until, StdInstant::now(), true),
-                Park::Skip => core.parker.poll_now(),
-            });
+            match plan {
+                Park::Until(until) => {
+                    let Core {
+                        parker, busy_since, ..
+                    } = core;
+                    remote.stats.around_park(busy_since, || {
+                        survive(|| parker.park(until, StdInstant::now(), true));
+                    });
+                }
+                Park::Skip => survive(|| core.parker.poll_now()),
+            }
             self.unlist_parked(core.index);
         } else {
             survive(|| core.parker.poll_now());
