@@ -74,13 +74,17 @@ fn try_current_says_why_it_failed() {
 
     // At thread exit: a thread-local registered before the runtime's
     // context is destroyed after it, and its destructor looks.
-    struct LooksAtExit(std::sync::mpsc::Sender<(bool, bool)>);
+    struct LooksAtExit(std::sync::mpsc::Sender<(bool, bool, String)>);
     impl Drop for LooksAtExit {
         fn drop(&mut self) {
+            // No assertion here: a panic in a thread-local's destructor
+            // aborts. The test thread looks at what is sent.
             let err = Handle::try_current().unwrap_err();
-            let _ = self
-                .0
-                .send((err.is_missing_context(), err.is_thread_local_destroyed()));
+            let _ = self.0.send((
+                err.is_missing_context(),
+                err.is_thread_local_destroyed(),
+                err.to_string(),
+            ));
         }
     }
     thread_local! {
@@ -95,5 +99,7 @@ fn try_current_says_why_it_failed() {
     })
     .join()
     .unwrap();
-    assert_eq!(rx.recv().unwrap(), (false, true));
+    let (missing, destroyed, message) = rx.recv().unwrap();
+    assert_eq!((missing, destroyed), (false, true));
+    assert!(message.contains("exiting"), "{message}");
 }

@@ -1,7 +1,8 @@
 //! `runtime::LocalRuntime` beyond what the port surface compares with
 //! tokio: a multi-thread builder refuses it at the caller's line; local
 //! tasks left pending are dropped with it (their futures' destructors
-//! run); a panic out of `block_on` leaves it working.
+//! run, with the runtime entered); `enter` lets `spawn_local` in; a panic
+//! out of `block_on` leaves it working.
 
 mod common;
 
@@ -53,4 +54,46 @@ fn a_panic_out_of_block_on_leaves_it_working() {
     assert!(caught.is_err());
     let task = rt.spawn_local(async { Rc::new(4) });
     assert_eq!(*rt.block_on(task).unwrap(), 4);
+}
+
+#[test]
+fn pending_tasks_are_dropped_with_the_runtime_entered() {
+    struct NeedsRuntime(std::sync::mpsc::Sender<bool>);
+    impl Drop for NeedsRuntime {
+        fn drop(&mut self) {
+            let entered = lawn_rt::runtime::Handle::try_current().is_ok();
+            // A timer made in a destructor, as a connection's cleanup may.
+            drop(lawn_rt::time::sleep(std::time::Duration::from_secs(1)));
+            let _ = self.0.send(entered);
+        }
+    }
+    for shutdown in [false, true] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let rt = LocalRuntime::new().unwrap();
+        let guard = NeedsRuntime(tx);
+        rt.spawn_local(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        rt.block_on(lawn_rt::task::yield_now());
+        if shutdown {
+            rt.shutdown_timeout(std::time::Duration::from_millis(10));
+        } else {
+            drop(rt);
+        }
+        assert!(
+            rx.recv().unwrap(),
+            "dropped outside the runtime (shutdown: {shutdown})"
+        );
+    }
+}
+
+#[test]
+fn enter_lets_spawn_local_in() {
+    let rt = LocalRuntime::new().unwrap();
+    let task = {
+        let _guard = rt.enter();
+        lawn_rt::task::spawn_local(async { Rc::new(2) })
+    };
+    assert_eq!(*rt.block_on(task).unwrap(), 2);
 }

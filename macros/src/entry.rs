@@ -68,8 +68,12 @@ pub(crate) fn expand(entry: Entry, args: TokenStream, item: TokenStream) -> Toke
     errors.check(check_signature(entry, &function));
     match errors.check(config::parse(entry, args)) {
         Some(config) if errors.is_empty() => generate(function, &config, entry == Entry::Test),
-        _ => {
-            let mut tokens = recover(entry, function);
+        parsed => {
+            // The stand-in reaches lawn_rt by the path the options gave, if
+            // they parsed: a crate that names it only through a re-export
+            // gets no second error about `::lawn_rt`.
+            let krate = parsed.and_then(|config| config.krate);
+            let mut tokens = recover(entry, function, krate);
             tokens.extend(errors.into_compile_error());
             tokens
         }
@@ -231,11 +235,15 @@ fn can_name_output(ty: &Type) -> bool {
 ///
 /// A `main` with arguments is tucked inside a plain `fn main()`, or the
 /// compiler would add its own "`main` function has wrong type" error.
-fn recover(entry: Entry, mut function: ItemFn) -> TokenStream {
+fn recover(entry: Entry, mut function: ItemFn, krate: Option<syn::Path>) -> TokenStream {
     function.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     let wrap =
         entry == Entry::Main && function.sig.ident == "main" && !function.sig.inputs.is_empty();
-    let stand_in = generate(function, &Config::default(), false);
+    let config = Config {
+        krate,
+        ..Config::default()
+    };
+    let stand_in = generate(function, &config, false);
     if wrap {
         quote!(fn main() { #stand_in })
     } else {

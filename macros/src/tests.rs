@@ -493,3 +493,12 @@ fn errors_come_with_a_quiet_stand_in() {
     assert!(!out.contains(":: test"), "{out}");
     assert_eq!(compile_errors(out.parse().unwrap()).len(), 2);
 }
+
+#[test]
+fn the_stand_in_reaches_lawn_rt_by_the_crate_option() {
+    // Not async: an error, and a stand-in that uses the given path only.
+    let out = expand(Entry::Test, r#"crate = "my::rt""#, "fn t() {}").to_string();
+    assert!(out.contains("my :: rt :: runtime :: Builder"), "{out}");
+    assert!(!out.contains(":: lawn_rt"), "{out}");
+    assert_eq!(compile_errors(out.parse().unwrap()).len(), 1);
+}

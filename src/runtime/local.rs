@@ -6,8 +6,9 @@
 //! (`!Send`). While its `block_on` runs, the set's context is entered, so
 //! [`task::spawn_local`](crate::task::spawn_local) from the future or
 //! from any of its tasks lands in the set. Tasks left unfinished wait for
-//! the next `block_on`. The set drops before the runtime, so its tasks'
-//! timers and sockets are released while their driver still exists.
+//! the next `block_on`. The set drops before the runtime, with the
+//! runtime entered (as `Runtime`'s own shutdown drops its tasks), so a
+//! task's destructor may use timers, sockets or `spawn`.
 
 use std::fmt;
 use std::future::Future;
@@ -59,9 +60,26 @@ pub struct LocalOptions {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct LocalRuntime {
-    // Dropped first: the tasks' futures go while the runtime is there.
+    /// `None` only once a `shutdown_*` has taken them.
+    parts: Option<Parts>,
+}
+
+struct Parts {
     local: LocalSet,
     runtime: Runtime,
+}
+
+impl Parts {
+    /// Drops the local tasks with the runtime entered (their destructors
+    /// may touch it) and gives the runtime back.
+    fn close(self) -> Runtime {
+        let Parts { local, runtime } = self;
+        {
+            let _entered = runtime.enter();
+            drop(local);
+        }
+        runtime
+    }
 }
 
 impl LocalRuntime {
@@ -83,9 +101,17 @@ impl LocalRuntime {
 
     pub(crate) fn from_runtime(runtime: Runtime) -> LocalRuntime {
         LocalRuntime {
-            local: LocalSet::new(),
-            runtime,
+            parts: Some(Parts {
+                local: LocalSet::new(),
+                runtime,
+            }),
         }
+    }
+
+    fn parts(&self) -> &Parts {
+        self.parts
+            .as_ref()
+            .expect("a LocalRuntime's parts are there until it is consumed")
     }
 
     /// The runtime's handle: it spawns `Send` tasks (also from other
@@ -100,7 +126,7 @@ impl LocalRuntime {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn handle(&self) -> &Handle {
-        self.runtime.handle()
+        self.parts().runtime.handle()
     }
 
     /// Spawns `future` on this runtime's thread; it need not be `Send`. It
@@ -115,7 +141,7 @@ impl LocalRuntime {
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.local.spawn_local(future)
+        self.parts().local.spawn_local(future)
     }
 
     /// Runs `func` on the runtime's blocking pool, as
@@ -135,7 +161,7 @@ impl LocalRuntime {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.runtime.spawn_blocking(func)
+        self.parts().runtime.spawn_blocking(func)
     }
 
     /// Runs `future` to completion on this thread, driving the runtime's
@@ -154,24 +180,31 @@ impl LocalRuntime {
         // Entered for the whole run, so that tasks spawned with `spawn`
         // (polled by the runtime, outside the set's own polls) can
         // `spawn_local` too.
-        let _local = self.local.enter();
-        self.local.block_on(&self.runtime, future)
+        let parts = self.parts();
+        let _local = parts.local.enter();
+        parts.local.block_on(&parts.runtime, future)
     }
 
     /// Enters the runtime's context on this thread until the guard drops,
-    /// as [`Runtime::enter`] does.
+    /// as [`Runtime::enter`] does, and the local tasks' too: meanwhile
+    /// [`task::spawn_local`](crate::task::spawn_local) spawns here (the
+    /// task runs when the runtime is next driven).
     ///
     /// # Examples
     ///
     /// ```
     /// let rt = lawn_rt::runtime::LocalRuntime::new()?;
-    /// let _guard = rt.enter();
-    /// let handle = lawn_rt::runtime::Handle::current();
-    /// assert_eq!(handle.id(), rt.handle().id());
+    /// let task = {
+    ///     let _guard = rt.enter();
+    ///     assert_eq!(lawn_rt::runtime::Handle::current().id(), rt.handle().id());
+    ///     lawn_rt::task::spawn_local(async { std::rc::Rc::new(1) })
+    /// };
+    /// assert_eq!(*rt.block_on(task).unwrap(), 1);
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
-        self.runtime.enter()
+        let parts = self.parts();
+        parts.runtime.enter().with_local(parts.local.enter())
     }
 
     /// Drops the local tasks, then shuts the runtime down as
@@ -185,10 +218,10 @@ impl LocalRuntime {
     /// rt.shutdown_timeout(std::time::Duration::from_millis(10));
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn shutdown_timeout(self, timeout: Duration) {
-        let LocalRuntime { local, runtime } = self;
-        drop(local);
-        runtime.shutdown_timeout(timeout);
+    pub fn shutdown_timeout(mut self, timeout: Duration) {
+        if let Some(parts) = self.parts.take() {
+            parts.close().shutdown_timeout(timeout);
+        }
     }
 
     /// Drops the local tasks, then shuts the runtime down without waiting
@@ -201,10 +234,10 @@ impl LocalRuntime {
     /// rt.shutdown_background();
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn shutdown_background(self) {
-        let LocalRuntime { local, runtime } = self;
-        drop(local);
-        runtime.shutdown_background();
+    pub fn shutdown_background(mut self) {
+        if let Some(parts) = self.parts.take() {
+            parts.close().shutdown_background();
+        }
     }
 
     /// The runtime's counts, as [`Runtime::metrics`] gives them (local
@@ -218,7 +251,7 @@ impl LocalRuntime {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn metrics(&self) -> RuntimeMetrics {
-        self.runtime.metrics()
+        self.parts().runtime.metrics()
     }
 }
 
@@ -227,6 +260,14 @@ impl LocalRuntime {
 // within its own calls, never across a poll of user code.
 impl std::panic::UnwindSafe for LocalRuntime {}
 impl std::panic::RefUnwindSafe for LocalRuntime {}
+
+impl Drop for LocalRuntime {
+    fn drop(&mut self) {
+        if let Some(parts) = self.parts.take() {
+            drop(parts.close());
+        }
+    }
+}
 
 impl fmt::Debug for LocalRuntime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

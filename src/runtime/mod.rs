@@ -138,9 +138,20 @@ pub struct Handle {
 /// ```
 #[must_use = "the runtime is entered only until the guard is dropped"]
 pub struct EnterGuard<'a> {
-    // Dropped in this order: time context first, then the runtime's.
+    // Dropped in this order: a local runtime's task context, the time
+    // context, then the runtime's.
+    _local: Option<crate::task::LocalEnterGuard>,
     _time: crate::driver::EnterGuard<'a>,
     _runtime: context::HandleGuard,
+}
+
+impl EnterGuard<'_> {
+    /// The same guard, keeping `local` (a `LocalRuntime`'s set) entered
+    /// too.
+    fn with_local(mut self, local: crate::task::LocalEnterGuard) -> Self {
+        self._local = Some(local);
+        self
+    }
 }
 
 /// Which scheduler a runtime runs; what [`Handle::runtime_flavor`]
@@ -840,6 +851,7 @@ impl Handle {
             None => crate::driver::enter_time_disabled(),
         };
         EnterGuard {
+            _local: None,
             _time: time,
             _runtime: runtime,
         }
@@ -872,7 +884,14 @@ impl fmt::Debug for EnterGuard<'_> {
 
 impl fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "lawn_rt: {NO_RUNTIME}")
+        if self.destroyed {
+            f.write_str(
+                "lawn_rt: the runtime context of this thread is gone: the thread is \
+                 exiting, and this ran in a thread-local's destructor",
+            )
+        } else {
+            write!(f, "lawn_rt: {NO_RUNTIME}")
+        }
     }
 }
 

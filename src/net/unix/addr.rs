@@ -166,8 +166,6 @@ pub(crate) fn check_path(path: &Path) -> io::Result<()> {
     ))
 }
 
-/// The `std` address for `path` (checked by [`check_path`]): an abstract
-/// name if it starts with a NUL byte (Linux and Android), else a path.
 /// [`socket_addr`] for `rustix`'s calls (`net::UnixSocket`).
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) fn rustix_addr(path: &Path) -> io::Result<rustix::net::SocketAddrUnix> {
@@ -179,6 +177,8 @@ pub(crate) fn rustix_addr(path: &Path) -> io::Result<rustix::net::SocketAddrUnix
     Ok(rustix::net::SocketAddrUnix::new(path)?)
 }
 
+/// The `std` address for `path` (checked by [`check_path`]): an abstract
+/// name if it starts with a NUL byte (Linux and Android), else a path.
 pub(crate) fn socket_addr(path: &Path) -> io::Result<std::os::unix::net::SocketAddr> {
     check_path(path)?;
     #[cfg(any(target_os = "linux", target_os = "android"))]

@@ -241,9 +241,9 @@ impl OpenOptions {
     ///
     /// # Errors
     ///
-    /// What `open(2)` says (`ENXIO`, kind `Other`, if no reader has the
-    /// FIFO open and [`read_write`](OpenOptions::read_write) is not
-    /// set), or `InvalidInput` (unless
+    /// What `open(2)` says (`raw_os_error()` is `ENXIO`, 6, if no reader
+    /// has the FIFO open and [`read_write`](OpenOptions::read_write) is
+    /// not set), or `InvalidInput` (unless
     /// [`unchecked`](OpenOptions::unchecked)) if the file is not a FIFO.
     ///
     /// # Panics

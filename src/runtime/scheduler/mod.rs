@@ -24,12 +24,13 @@ use crate::driver::Driver;
 /// One worker's counts for tokio's per-worker metrics
 /// (`RuntimeMetrics::worker_park_count` and friends): bumped by the worker
 /// around each park that blocks, read from anywhere. Statistics only
-/// (relaxed): nothing is handed over through them.
+/// (relaxed): nothing is handed over through them, so they are `std`
+/// atomics, outside the loom models' state (see `crate::loom`).
 #[derive(Default)]
 pub(crate) struct WorkerStats {
-    parks: crate::loom::atomic::AtomicU64,
-    park_unparks: crate::loom::atomic::AtomicU64,
-    busy_nanos: crate::loom::atomic::AtomicU64,
+    parks: std::sync::atomic::AtomicU64,
+    park_unparks: std::sync::atomic::AtomicU64,
+    busy_nanos: std::sync::atomic::AtomicU64,
 }
 
 impl WorkerStats {
@@ -38,7 +39,7 @@ impl WorkerStats {
     /// `busy_since` is then the wake-up.
     #[inline]
     pub(crate) fn around_park(&self, busy_since: &mut std::time::Instant, park: impl FnOnce()) {
-        use crate::loom::atomic::Ordering::Relaxed;
+        use std::sync::atomic::Ordering::Relaxed;
         let parking = std::time::Instant::now();
         let busy = parking.saturating_duration_since(*busy_since);
         let busy = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
@@ -51,16 +52,15 @@ impl WorkerStats {
     }
 
     pub(crate) fn parks(&self) -> u64 {
-        self.parks.load(crate::loom::atomic::Ordering::Relaxed)
+        self.parks.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn park_unparks(&self) -> u64 {
-        self.park_unparks
-            .load(crate::loom::atomic::Ordering::Relaxed)
+        self.park_unparks.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn busy(&self) -> Duration {
-        Duration::from_nanos(self.busy_nanos.load(crate::loom::atomic::Ordering::Relaxed))
+        Duration::from_nanos(self.busy_nanos.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 
