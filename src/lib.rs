@@ -96,8 +96,9 @@
 #![deny(missing_docs)]
 // No `unsafe` code anywhere: a module that ever needs it allows it there and
 // names, in its docs, the benchmark that justified it. The one allowance is
-// not code: `io::unix::AsyncFd::register{,_with_interest}` are declared
-// `unsafe fn` only because tokio 1.54's are, and their bodies are safe calls.
+// not code (SAFETY: nothing relies on it): `io::unix::AsyncFd::register` and
+// `register_with_interest` are declared unsafe only because tokio 1.54's
+// are, and their bodies are safe calls.
 #![deny(unsafe_code)]
 #![deny(missing_debug_implementations, unreachable_pub)]
 #![deny(rustdoc::broken_intra_doc_links)]

@@ -254,7 +254,8 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # drop(fd);
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    // An `unsafe fn` only for tokio's signature: its body is safe code.
+    // SAFETY: `unsafe` here only for tokio's signature: the body is safe
+    // code and relies on none of the caller's promises.
     #[allow(unsafe_code)]
     #[track_caller]
     pub unsafe fn register(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
@@ -290,6 +291,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # drop(fd);
     /// # Ok::<(), std::io::Error>(())
     /// ```
+    // SAFETY: as `register`'s: a safe body under tokio's signature.
     #[allow(unsafe_code)]
     #[track_caller]
     pub unsafe fn register_with_interest(
