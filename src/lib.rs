@@ -94,11 +94,13 @@
 //! driver, which records the readiness in each socket's atomic word and
 //! wakes the waiting tasks after releasing its locks.
 #![deny(missing_docs)]
-// No `unsafe` code anywhere: a module that ever needs it allows it there and
-// names, in its docs, the benchmark that justified it. The one allowance is
-// not code (SAFETY: nothing relies on it): `io::unix::AsyncFd::register` and
-// `register_with_interest` are declared unsafe only because tokio 1.54's
-// are, and their bodies are safe calls.
+// No `unsafe` code but where a module allows it and names, in its docs, the
+// benchmark that justified it. There is one block: `rdtsc` in
+// `driver/tsc.rs` (the CPU's counter, for `sleep(d)`'s `now`; see
+// docs/performance.md, "The deadline's clock read from the CPU's counter").
+// The other allowance is not code (SAFETY: nothing relies on it):
+// `io::unix::AsyncFd::register` and `register_with_interest` are declared
+// unsafe only because tokio 1.54's are, and their bodies are safe calls.
 #![deny(unsafe_code)]
 #![deny(missing_debug_implementations, unreachable_pub)]
 #![deny(rustdoc::broken_intra_doc_links)]

@@ -203,6 +203,20 @@ impl Clock {
         }
     }
 
+    /// A time at or after the clock's now, for the deadline of a timer
+    /// `d` from now, and how far before it the time now may be: exact (a
+    /// zero width) for a paused clock and a `d` under
+    /// [`tsc::MIN_DURATION`](super::tsc::MIN_DURATION) (10 ms); else up to
+    /// 12 µs ahead, from the CPU's counter where it is the kernel's clock
+    /// (see `driver/tsc.rs`).
+    #[inline]
+    pub(crate) fn now_for_deadline(&self, d: Duration) -> (StdInstant, Duration) {
+        if d < super::tsc::MIN_DURATION || self.paused_ever.load(Ordering::Acquire) {
+            return (self.now(), Duration::ZERO);
+        }
+        super::tsc::upper_now()
+    }
+
     /// Whether the clock has ever been paused (then its instants may run
     /// ahead of `std`'s).
     #[inline]

@@ -239,6 +239,14 @@ impl Handle {
         self.shared.clock.tick_ceil(t)
     }
 
+    /// A time at or after the clock's now for a deadline `d` from now, and
+    /// how far before it the time now may be (see
+    /// `Clock::now_for_deadline`).
+    #[inline]
+    pub(crate) fn now_for_deadline(&self, d: Duration) -> (StdInstant, Duration) {
+        self.shared.clock.now_for_deadline(d)
+    }
+
     /// The tick the clock reached `d` before `t`, and the tick `t` rounds
     /// up to: both exact, from one conversion of an instant to ticks (see
     /// `Clock::tick_parts`). `t` must be at most `d` after the clock's now.

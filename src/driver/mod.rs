@@ -50,6 +50,7 @@ pub mod model;
 pub(crate) mod punctual;
 mod shared;
 mod slack;
+mod tsc;
 
 use std::fmt;
 use std::io;

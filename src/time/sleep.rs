@@ -13,6 +13,13 @@ use crate::time::Instant;
 
 /// Waits until `duration` has elapsed; like `tokio::time::sleep`.
 ///
+/// Its deadline is `now + duration`, where for a duration of 10 ms or more
+/// `now` may be read from the CPU's counter (x86_64 Linux, `tsc`
+/// clocksource): an upper bound on [`Instant::now`] at most 12 µs ahead,
+/// read at under half the cost, so [`deadline`](Sleep::deadline) may lie up
+/// to 12 µs after `Instant::now() + duration` (never before it). Shorter
+/// sleeps and a paused clock read the clock exactly.
+///
 /// The sleep does nothing until first polled: then it registers with the
 /// driver of the thread it was created on (see
 /// [`Handle::current`](crate::driver::Handle::current); a sleep made where
@@ -60,16 +67,21 @@ pub fn sleep(duration: Duration) -> Sleep {
     // even a `sleep(Duration::from_secs(u64::MAX))`.
     let duration = duration.min(FAR_FUTURE);
     let handle = Handle::current();
-    let now = handle.now();
+    // `now` is at or after the time now, and `now - width` at or before it:
+    // exact for a sleep under 10 ms, else up to 12 µs ahead (a deadline a
+    // little late, never early) from a read of the CPU's counter at under
+    // half the price (see `driver/tsc.rs`).
+    let (now, width) = handle.now_for_deadline(duration);
     let deadline = Instant::from_std(now).saturating_add(duration);
     // A zero sleep is due at once: let the first poll compare exactly.
     if duration.is_zero() {
         return Sleep::new(handle, deadline, UNKNOWN);
     }
-    // The tick it is due at and the tick of `now`, from a single
-    // conversion of an instant to ticks (each is a subtraction of
-    // timespecs and a division; see `State::Fresh`).
-    let (from, due) = handle.ticks_before_and_ceil(deadline.into_std(), duration);
+    // The tick it is due at and a tick the clock has reached (that of
+    // `now - width`), from a single conversion of an instant to ticks
+    // (each is a subtraction of timespecs and a division; see
+    // `State::Fresh`).
+    let (from, due) = handle.ticks_before_and_ceil(deadline.into_std(), duration + width);
     let (from, due) = (from.0, due.0);
     Sleep {
         handle,
