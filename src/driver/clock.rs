@@ -207,7 +207,7 @@ impl Clock {
     /// `d` from now, and how far before it the time now may be: exact (a
     /// zero width) for a paused clock and a `d` under
     /// [`tsc::MIN_DURATION`](super::tsc::MIN_DURATION) (10 ms); else up to
-    /// 12 µs ahead, from the CPU's counter where it is the kernel's clock
+    /// 24 µs ahead, from the CPU's counter where it is the kernel's clock
     /// (see `driver/tsc.rs`).
     #[inline]
     pub(crate) fn now_for_deadline(&self, d: Duration) -> (StdInstant, Duration) {

@@ -15,9 +15,9 @@ use crate::time::Instant;
 ///
 /// Its deadline is `now + duration`, where for a duration of 10 ms or more
 /// `now` may be read from the CPU's counter (x86_64 Linux, `tsc`
-/// clocksource): an upper bound on [`Instant::now`] at most 12 µs ahead,
+/// clocksource): an upper bound on [`Instant::now`] at most 24 µs ahead,
 /// read at under half the cost, so [`deadline`](Sleep::deadline) may lie up
-/// to 12 µs after `Instant::now() + duration` (never before it). Shorter
+/// to 24 µs after `Instant::now() + duration` (never before it). Shorter
 /// sleeps and a paused clock read the clock exactly.
 ///
 /// The sleep does nothing until first polled: then it registers with the
@@ -67,8 +67,9 @@ pub fn sleep(duration: Duration) -> Sleep {
     // even a `sleep(Duration::from_secs(u64::MAX))`.
     let duration = duration.min(FAR_FUTURE);
     let handle = Handle::current();
-    // `now` is at or after the time now, and `now - width` at or before it:
-    // exact for a sleep under 10 ms, else up to 12 µs ahead (a deadline a
+    // `now` is at or after the time now, and `now - width` a time the
+    // clock has reached: exact for a sleep under 10 ms, else up to 24 µs
+    // ahead and a past precise read (a deadline a
     // little late, never early) from a read of the CPU's counter at under
     // half the price (see `driver/tsc.rs`).
     let (now, width) = handle.now_for_deadline(duration);
