@@ -290,7 +290,7 @@ impl Parking {
 
 #[cfg(not(loom))]
 mod global {
-    use std::cell::OnceCell;
+    use std::cell::{OnceCell, RefCell};
     use std::sync::{Once, OnceLock};
 
     use super::*;
@@ -302,8 +302,25 @@ mod global {
     /// thread-local destructor).
     static COMMON: OnceLock<Handle> = OnceLock::new();
 
+    /// A thread's shard, and spare handles to it.
+    struct ThreadShard {
+        handle: OnceCell<Handle>,
+        /// Handles to this thread's shard that timers gave back when
+        /// dropped here: the next timers made here take them instead of
+        /// cloning (an atomic increment, and the drop's decrement, saved).
+        spare: RefCell<Vec<Handle>>,
+    }
+
+    /// The most spare handles a thread keeps.
+    pub(super) const SPARE_MAX: usize = 64;
+
     std::thread_local! {
-        static SHARD: OnceCell<Handle> = const { OnceCell::new() };
+        static SHARD: ThreadShard = const {
+            ThreadShard {
+                handle: OnceCell::new(),
+                spare: RefCell::new(Vec::new()),
+            }
+        };
     }
 
     fn foreign() -> &'static Foreign {
@@ -319,8 +336,39 @@ mod global {
     /// destructor.
     fn this_thread() -> Option<Handle> {
         SHARD
-            .try_with(|shard| shard.get_or_init(|| foreign().new_shard()).clone())
+            .try_with(|shard| {
+                let here = shard.handle.get_or_init(|| foreign().new_shard());
+                let spare = shard.spare.borrow_mut().pop();
+                spare.unwrap_or_else(|| here.clone())
+            })
             .ok()
+    }
+
+    /// How many spare handles this thread keeps.
+    #[cfg(test)]
+    pub(crate) fn spare_count() -> usize {
+        SHARD.with(|shard| shard.spare.borrow().len())
+    }
+
+    /// Keeps `handle` as a spare if it is this thread's shard's, else
+    /// drops it. (No handle is dropped while `spare` is borrowed: a last
+    /// reference's drop drops a driver, whose wakers may drop timers.)
+    #[inline]
+    pub(crate) fn give_back(handle: Handle) {
+        let _ = SHARD.try_with(move |shard| {
+            if shard
+                .handle
+                .get()
+                .is_some_and(|here| Arc::ptr_eq(&here.shared, &handle.shared))
+            {
+                let mut spare = shard.spare.borrow_mut();
+                if spare.len() < SPARE_MAX {
+                    spare.push(handle);
+                    return;
+                }
+            }
+            drop(handle);
+        });
     }
 
     /// This thread's shard (made on first use) unless it is `shared`; the
@@ -330,7 +378,7 @@ mod global {
     pub(crate) fn this_thread_unless(shared: &Arc<Shared>) -> Option<Handle> {
         SHARD
             .try_with(|shard| {
-                let here = shard.get_or_init(|| foreign().new_shard());
+                let here = shard.handle.get_or_init(|| foreign().new_shard());
                 (!Arc::ptr_eq(&here.shared, shared)).then(|| here.clone())
             })
             .ok()
@@ -379,6 +427,96 @@ mod global {
     }
 
     pub(crate) fn ensure_started() {}
+
+    pub(crate) fn give_back(handle: Handle) {
+        drop(handle);
+    }
 }
 
-pub(crate) use global::{ensure_started, handle, this_thread_unless};
+pub(crate) use global::{ensure_started, give_back, handle, this_thread_unless};
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Waker};
+    use std::thread;
+    use std::time::Duration;
+
+    use super::global::{spare_count, SPARE_MAX};
+    use super::*;
+    use crate::time::sleep;
+
+    /// Makes a sleep on this thread and polls it once (it registers in this
+    /// thread's shard), then drops it.
+    fn register_and_drop() {
+        let mut nap = pin!(sleep(Duration::from_secs(60)));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(nap.as_mut().poll(&mut cx).is_pending());
+    }
+
+    #[test]
+    fn a_timer_dropped_on_its_thread_leaves_its_handle_to_the_next() {
+        thread::spawn(|| {
+            register_and_drop();
+            assert_eq!(spare_count(), 1, "the dropped timer's handle is kept");
+            let nap = sleep(Duration::from_secs(60));
+            assert_eq!(spare_count(), 0, "the next timer took it");
+            drop(nap);
+            assert_eq!(spare_count(), 1);
+            // Many at once: all come back, up to the cap.
+            let naps: Vec<_> = (0..2 * SPARE_MAX)
+                .map(|_| sleep(Duration::from_secs(60)))
+                .collect();
+            drop(naps);
+            assert_eq!(spare_count(), SPARE_MAX);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_handle_to_another_threads_shard_is_not_kept() {
+        thread::spawn(|| {
+            register_and_drop();
+            let before = spare_count();
+            // Made and polled on another thread: bound to that one's shard.
+            let theirs = thread::spawn(|| {
+                let mut nap = Box::pin(sleep(Duration::from_secs(60)));
+                let mut cx = Context::from_waker(Waker::noop());
+                assert!(nap.as_mut().poll(&mut cx).is_pending());
+                nap
+            })
+            .join()
+            .unwrap();
+            drop(theirs);
+            assert_eq!(spare_count(), before);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_thread_that_exits_lets_go_of_its_spare_handles() {
+        let shard = thread::spawn(|| {
+            for _ in 0..10 {
+                register_and_drop();
+            }
+            let naps: Vec<_> = (0..10).map(|_| sleep(Duration::from_secs(60))).collect();
+            drop(naps);
+            assert!(spare_count() > 1);
+            Handle::current()
+        })
+        .join()
+        .unwrap();
+        // This handle, the foreign set's, and the copy in the timer
+        // thread's plan (held while it sleeps): no spare outlived the
+        // thread, so the timer thread lets the shard go once this one is
+        // dropped.
+        assert!(
+            Arc::strong_count(&shard.shared) <= 3,
+            "{} references to the shard of a thread gone",
+            Arc::strong_count(&shard.shared)
+        );
+    }
+}

@@ -255,6 +255,14 @@ impl Handle {
         self.shared.clock.ticks_before_and_ceil(t, d)
     }
 
+    /// Drops this handle, or keeps it for the next timer made on this
+    /// thread if it is this thread's foreign shard's (sparing the count's
+    /// decrement now and the increment then).
+    #[inline]
+    pub(crate) fn give_back(self) {
+        super::foreign::give_back(self);
+    }
+
     /// Called before a registration: starts the foreign shards' driver
     /// thread.
     #[inline]

@@ -85,7 +85,7 @@ pub fn sleep(duration: Duration) -> Sleep {
     let (from, due) = handle.ticks_before_and_ceil(deadline.into_std(), duration + width);
     let (from, due) = (from.0, due.0);
     Sleep {
-        handle,
+        handle: Some(handle),
         deadline,
         packed: Packed::new(State::Fresh(due), from),
         _pinned: PhantomPinned,
@@ -236,7 +236,9 @@ pin_project_lite::pin_project! {
     /// ```
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Sleep {
-        handle: Handle,
+        // Always `Some` but in the drop, which gives it back (see
+        // `Handle::give_back`).
+        handle: Option<Handle>,
         deadline: Instant,
         // See `State` and `Packed`.
         packed: Packed,
@@ -246,12 +248,16 @@ pin_project_lite::pin_project! {
 
     impl PinnedDrop for Sleep {
         fn drop(this: Pin<&mut Self>) {
-            let handle = &this.handle;
-            match this.state() {
+            let state = this.state();
+            let Some(handle) = this.project().handle.take() else {
+                return;
+            };
+            match state {
                 State::Registered(key) => handle.deregister(key),
                 State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => handle.forget(key),
                 State::Unregistered(None) | State::Elapsed(None) | State::Fresh(_) => {}
             }
+            handle.give_back();
         }
     }
 }
@@ -260,10 +266,18 @@ impl Sleep {
     #[inline]
     fn new(handle: Handle, deadline: Instant, tick: u64) -> Sleep {
         Sleep {
-            handle,
+            handle: Some(handle),
             deadline,
             packed: Packed::new(State::Unregistered(None), tick),
             _pinned: PhantomPinned,
+        }
+    }
+
+    #[inline(always)]
+    fn handle(&self) -> &Handle {
+        match &self.handle {
+            Some(handle) => handle,
+            None => unreachable!("a Sleep's handle is taken only by its drop"),
         }
     }
 
@@ -315,7 +329,7 @@ impl Sleep {
             State::Elapsed(_) => true,
             // Handed out means due: a filed timer is due at the tick its
             // deadline rounds up to (a reset to another tick files it anew).
-            State::Registered(key) => self.handle.is_fired(key),
+            State::Registered(key) => self.handle().is_fired(key),
         }
     }
 
@@ -354,7 +368,7 @@ impl Sleep {
     #[cfg_attr(not(loom), inline)]
     pub fn reset(mut self: Pin<&mut Self>, deadline: Instant) {
         if let State::Registered(key) = self.state() {
-            let due = self.handle.tick_ceil(deadline.into_std());
+            let due = self.handle().tick_ceil(deadline.into_std());
             if self.tick() != UNKNOWN && due.0 == self.tick() {
                 // Due at the tick it is filed for: nothing to re-file.
                 *self.project().deadline = deadline;
@@ -362,8 +376,8 @@ impl Sleep {
             }
             // A new deadline further off than the coarse clock's lag bound
             // needs no precise read of the clock (see `poll_elapsed`).
-            if let Some((lo, hi)) = self.handle.tick_bounds().filter(|&(_, hi)| due > hi) {
-                let state = match self.handle.reset_within(key, due, lo, hi) {
+            if let Some((lo, hi)) = self.handle().tick_bounds().filter(|&(_, hi)| due > hi) {
+                let state = match self.handle().reset_within(key, due, lo, hi) {
                     Ok(Reset::Unsure) => None, // read the clock below
                     Ok(Reset::Moved(key, due)) => Some((State::Registered(key), due.0, false)),
                     // Handed out for waking, or the driver is gone (the next
@@ -383,7 +397,7 @@ impl Sleep {
             }
         }
         let polled = !matches!(self.state(), State::Fresh(_) | State::Unregistered(None));
-        let now = self.handle.now();
+        let now = self.handle().now();
         self.as_mut().reset_at(deadline, Instant::from_std(now));
         self.file_if_unfiled(polled);
     }
@@ -397,8 +411,8 @@ impl Sleep {
     #[inline(never)]
     fn file_if_unfiled(self: Pin<&mut Self>, polled: bool) {
         if matches!(self.state(), State::Unregistered(_))
-            && (polled || self.handle.role() != Role::Foreign)
-            && !self.handle.is_shutdown()
+            && (polled || self.handle().role() != Role::Foreign)
+            && !self.handle().is_shutdown()
         {
             let _ = self.poll_elapsed(&mut Context::from_waker(Waker::noop()));
         }
@@ -406,7 +420,7 @@ impl Sleep {
 
     /// This sleep's driver's clock now.
     pub(crate) fn clock_now(&self) -> Instant {
-        Instant::from_std(self.handle.now())
+        Instant::from_std(self.handle().now())
     }
 
     /// [`reset`](Sleep::reset) for a caller that has just read this sleep's
@@ -415,12 +429,12 @@ impl Sleep {
         *self.as_mut().project().deadline = deadline;
         let handed_out = match self.state() {
             State::Registered(key) if deadline <= now => {
-                let fired = self.handle.fire_now(key);
+                let fired = self.handle().fire_now(key);
                 return self.set(State::Elapsed((!fired).then_some(key)), UNKNOWN);
             }
             State::Registered(key) => {
-                let from = self.handle.tick_of(now.into_std());
-                match self.handle.reset(key, deadline.into_std(), from) {
+                let from = self.handle().tick_of(now.into_std());
+                match self.handle().reset(key, deadline.into_std(), from) {
                     Ok(Some((key, due))) => return self.set(State::Registered(key), due.0),
                     // Handed out for waking, or the driver is gone (the
                     // next poll says so).
@@ -433,7 +447,7 @@ impl Sleep {
         if deadline <= now {
             self.set(State::Elapsed(handed_out), UNKNOWN);
         } else {
-            let tick = self.handle.tick_of(now.into_std()).0;
+            let tick = self.handle().tick_of(now.into_std()).0;
             self.set(State::Unregistered(handed_out), tick);
         }
     }
@@ -448,17 +462,17 @@ impl Sleep {
             // by hand). Made on one worker of a multi-thread runtime and
             // first polled on another, it files on the polling worker's
             // shard, which fires it without a cross-thread lock.
-            if let Some(entered) = rebind_target(&self.handle) {
-                *self.as_mut().project().handle = entered;
+            if let Some(entered) = rebind_target(self.handle()) {
+                *self.as_mut().project().handle = Some(entered);
                 self.as_mut().set(State::Unregistered(None), UNKNOWN);
             }
         }
-        if self.handle.is_shutdown() {
+        if self.handle().is_shutdown() {
             panic!("{}", Error::shutdown());
         }
         let (from, handed_out) = match self.state() {
             State::Elapsed(_) => return Poll::Ready(()),
-            State::Registered(key) => match self.handle.poll_pending(key, cx.waker()) {
+            State::Registered(key) => match self.handle().poll_pending(key, cx.waker()) {
                 Ok(true) => return Poll::Pending,
                 // Handed out: due (see `is_elapsed`).
                 Ok(false) => {
@@ -476,18 +490,18 @@ impl Sleep {
                 // a re-home): the coarse clock bounds the tick now, which
                 // is all a deadline further off than its lag bound needs
                 // (see `Clock::tick_bounds`, `Shared::register_within`).
-                let due = self.handle.tick_ceil(self.deadline.into_std());
-                if let Some((lo, hi)) = self.handle.tick_bounds() {
+                let due = self.handle().tick_ceil(self.deadline.into_std());
+                if let Some((lo, hi)) = self.handle().tick_bounds() {
                     if due > hi {
                         return self.register(lo, Some(hi), Some(due), key, cx);
                     }
                 }
-                let now = self.handle.now();
+                let now = self.handle().now();
                 if self.deadline.into_std() <= now {
                     self.set(State::Elapsed(key), UNKNOWN);
                     return Poll::Ready(());
                 }
-                let from = self.handle.tick_of(now);
+                let from = self.handle().tick_of(now);
                 return self.register(from, None, Some(due), key, cx);
             }
             State::Unregistered(key) => (Tick(self.tick()), key),
@@ -508,23 +522,23 @@ impl Sleep {
         handed_out: Option<TimerKey>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
-        self.handle.before_register();
-        let due = due.unwrap_or_else(|| self.handle.tick_ceil(self.deadline.into_std()));
+        self.handle().before_register();
+        let due = due.unwrap_or_else(|| self.handle().tick_ceil(self.deadline.into_std()));
         let mut filed = match hi {
-            Some(hi) => self.handle.register_within(due, from, hi, cx.waker()),
-            None => self.handle.register(due, from, cx.waker()),
+            Some(hi) => self.handle().register_within(due, from, hi, cx.waker()),
+            None => self.handle().register(due, from, cx.waker()),
         };
         if let Ok(Registered::Unsure) = filed {
             // The range did not settle it: read the clock (an exact
             // registration is never unsure).
-            let now = self.handle.now();
+            let now = self.handle().now();
             if self.deadline.into_std() <= now {
                 self.set(State::Elapsed(handed_out), UNKNOWN);
                 return Poll::Ready(());
             }
             filed = self
-                .handle
-                .register(due, self.handle.tick_of(now), cx.waker());
+                .handle()
+                .register(due, self.handle().tick_of(now), cx.waker());
         }
         match filed {
             Ok(Registered::Pending(key, due)) => {
@@ -534,14 +548,14 @@ impl Sleep {
                     // make sure that waker is not called once this returns
                     // (it may be being called on the firing thread), or a
                     // drop of the sleep would not cover it.
-                    self.handle.forget(old);
+                    self.handle().forget(old);
                 }
                 self.set(State::Registered(key), due.0);
                 Poll::Pending
             }
             Ok(Registered::Beyond) => {
                 if let Some(old) = handed_out {
-                    self.handle.forget(old);
+                    self.handle().forget(old);
                 }
                 // Not filed (see `Registered::Beyond`): pending, and the
                 // next poll compares the deadline with the clock first.
