@@ -156,6 +156,20 @@ fn long_sleeps_whose_now_comes_from_the_counter_are_bounded_by_the_clock() {
     }
 }
 
+/// Awaits `sleep(requested)`, checking it completes neither before
+/// `requested` has passed nor before its deadline.
+async fn sleep_never_early(requested: Duration) {
+    let start = std::time::Instant::now();
+    let sleep = sleep(requested);
+    let deadline = sleep.deadline();
+    sleep.await;
+    assert!(
+        start.elapsed() >= requested,
+        "sleep({requested:?}) completed early"
+    );
+    assert!(Instant::now() >= deadline, "completed before its deadline");
+}
+
 /// Sleeps whose `now` came from the counter, registered on a thread's
 /// foreign shard (1 µs ticks) between short sleeps that read the precise
 /// clock: the long ones' registrations never make a short one complete
@@ -173,29 +187,9 @@ fn never_early_next_to_and_as_sleeps_whose_now_comes_from_the_counter() {
             // A long sleep, filed on its first poll, then dropped.
             let mut long = pin!(sleep(ms(10) + Duration::from_micros(i)));
             assert!(poll_noop(long.as_mut()).is_pending());
-            let requested = Duration::from_micros(rng.below(50));
-            let start = std::time::Instant::now();
-            let short = sleep(requested);
-            let deadline = short.deadline();
-            short.await;
-            assert!(
-                start.elapsed() >= requested,
-                "sleep({requested:?}) completed early"
-            );
-            assert!(Instant::now() >= deadline, "completed before its deadline");
+            sleep_never_early(Duration::from_micros(rng.below(50))).await;
         }
-        let sleeps = (0..20).map(|i| async move {
-            let requested = ms(10) + Duration::from_micros(i * 700);
-            let start = std::time::Instant::now();
-            let sleep = sleep(requested);
-            let deadline = sleep.deadline();
-            sleep.await;
-            assert!(
-                start.elapsed() >= requested,
-                "sleep({requested:?}) completed early"
-            );
-            assert!(Instant::now() >= deadline, "completed before its deadline");
-        });
+        let sleeps = (0..20).map(|i| sleep_never_early(ms(10) + Duration::from_micros(i * 700)));
         futures::future::join_all(sleeps).await;
     });
 }
