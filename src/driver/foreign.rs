@@ -311,8 +311,7 @@ mod global {
         spare: RefCell<Vec<Handle>>,
     }
 
-    /// The most spare handles a thread keeps.
-    pub(super) const SPARE_MAX: usize = 64;
+    use super::super::handle::SPARE_MAX;
 
     std::thread_local! {
         static SHARD: ThreadShard = const {
@@ -443,7 +442,8 @@ mod tests {
     use std::thread;
     use std::time::Duration;
 
-    use super::global::{spare_count, SPARE_MAX};
+    use super::super::handle::SPARE_MAX;
+    use super::global::spare_count;
     use super::*;
     use crate::time::sleep;
 

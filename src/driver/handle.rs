@@ -27,9 +27,26 @@ enum Entered {
     TimeDisabled,
 }
 
-crate::loom::const_thread_local! {
-    static CONTEXT: RefCell<Option<Entered>> = RefCell::new(None);
+/// A thread's timer context: what is entered, and spare handles to it.
+struct Context {
+    entered: RefCell<Option<Entered>>,
+    /// Handles to the entered driver that timers dropped on this thread
+    /// gave back (see [`Handle::give_back`]); the next timers made here
+    /// take them instead of cloning. Emptied whenever `entered` changes,
+    /// so they never hold a driver that is no longer entered.
+    spare: RefCell<Vec<Handle>>,
 }
+
+crate::loom::const_thread_local! {
+    static CONTEXT: Context = Context {
+        entered: RefCell::new(None),
+        spare: RefCell::new(Vec::new()),
+    };
+}
+
+/// The most spare handles a thread keeps (for its entered driver, and
+/// for its foreign shard).
+pub(super) const SPARE_MAX: usize = 64;
 
 /// The panic message for a timer made inside a runtime without time.
 pub(crate) const TIME_DISABLED: &str =
@@ -101,10 +118,10 @@ impl Handle {
     /// enter a handle first.
     #[track_caller]
     pub fn current() -> Handle {
-        match entered() {
-            Some(Entered::Driver(handle)) => handle,
-            Some(Entered::TimeDisabled) => panic!("{TIME_DISABLED}"),
-            None => super::foreign::handle(),
+        match CONTEXT.try_with(Context::current) {
+            Ok(Some(Some(handle))) => handle,
+            Ok(Some(None)) => panic!("{TIME_DISABLED}"),
+            _ => super::foreign::handle(),
         }
     }
 
@@ -256,11 +273,17 @@ impl Handle {
     }
 
     /// Drops this handle, or keeps it for the next timer made on this
-    /// thread if it is this thread's foreign shard's (sparing the count's
-    /// decrement now and the increment then).
+    /// thread if it is the driver entered here or this thread's foreign
+    /// shard (sparing the count's decrement now and the increment then).
     #[inline]
     pub(crate) fn give_back(self) {
-        super::foreign::give_back(self);
+        if self.shared.role() == Role::Foreign {
+            super::foreign::give_back(self);
+            return;
+        }
+        // Dropped outside the context's borrows: a last reference drops a
+        // driver, whose wakers may drop timers that give theirs back.
+        let _not_kept = CONTEXT.try_with(move |context| context.keep(self));
     }
 
     /// Called before a registration: starts the foreign shards' driver
@@ -437,7 +460,7 @@ impl Handle {
 #[inline]
 pub(crate) fn entered_now() -> Option<StdInstant> {
     CONTEXT
-        .try_with(|context| match &*context.borrow() {
+        .try_with(|context| match &*context.entered.borrow() {
             Some(Entered::Driver(handle)) => Some(handle.now()),
             _ => None,
         })
@@ -461,7 +484,9 @@ pub(crate) fn rebind_target(current: &Handle) -> Option<Handle> {
     if matches!(role, Role::Bare | Role::CurrentThread) {
         return None;
     }
-    let entered = CONTEXT.try_with(|context| context.borrow().clone()).ok()?;
+    let entered = CONTEXT
+        .try_with(|context| context.entered.borrow().clone())
+        .ok()?;
     match entered {
         Some(Entered::Driver(entered))
             if !Arc::ptr_eq(&entered.shared, shared)
@@ -485,10 +510,13 @@ pub(crate) fn enter_time_disabled() -> EnterGuard<'static> {
 }
 
 fn enter<'a>(entered: Entered) -> EnterGuard<'a> {
-    let previous = CONTEXT
-        .try_with(|context| context.borrow_mut().replace(entered))
-        .ok()
-        .flatten();
+    let (previous, spare) = CONTEXT
+        .try_with(|context| {
+            let previous = context.entered.replace(Some(entered));
+            (previous, context.spare.take())
+        })
+        .unwrap_or_default();
+    drop(spare);
     EnterGuard {
         previous,
         _handle: PhantomData,
@@ -500,9 +528,44 @@ fn enter<'a>(entered: Entered) -> EnterGuard<'a> {
 /// destructor: timers used there get a foreign shard instead of aborting).
 fn entered() -> Option<Entered> {
     CONTEXT
-        .try_with(|context| context.borrow().clone())
+        .try_with(|context| context.entered.borrow().clone())
         .ok()
         .flatten()
+}
+
+impl Context {
+    /// The entered driver's handle (a spare if there is one), `None` in a
+    /// runtime without time, or `None` outside if nothing is entered.
+    #[inline]
+    fn current(&self) -> Option<Option<Handle>> {
+        match &*self.entered.borrow() {
+            Some(Entered::Driver(handle)) => {
+                let spare = self.spare.try_borrow_mut().ok().and_then(|mut s| s.pop());
+                Some(Some(spare.unwrap_or_else(|| handle.clone())))
+            }
+            Some(Entered::TimeDisabled) => Some(None),
+            None => None,
+        }
+    }
+
+    /// Keeps `handle` as a spare if it is the entered driver's and there is
+    /// room; else hands it back, to be dropped outside the borrows.
+    #[inline]
+    fn keep(&self, handle: Handle) -> Option<Handle> {
+        if let Ok(entered) = self.entered.try_borrow() {
+            if let Some(Entered::Driver(entered)) = &*entered {
+                if Arc::ptr_eq(&entered.shared, &handle.shared) {
+                    if let Ok(mut spare) = self.spare.try_borrow_mut() {
+                        if spare.len() < SPARE_MAX {
+                            spare.push(handle);
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+        Some(handle)
+    }
 }
 
 impl fmt::Debug for Handle {
@@ -518,12 +581,103 @@ impl Drop for EnterGuard<'_> {
     fn drop(&mut self) {
         let previous = self.previous.take();
         // Ignore a torn-down thread-local: the thread is exiting anyway.
-        let _ = CONTEXT.try_with(|context| *context.borrow_mut() = previous);
+        // What was entered and the spares to it are dropped outside the
+        // borrows (a last reference drops a driver, whose wakers may drop
+        // timers).
+        let _left = CONTEXT.try_with(|context| {
+            let left = context.entered.replace(previous);
+            (left, context.spare.take())
+        });
     }
 }
 
 impl fmt::Debug for EnterGuard<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EnterGuard").finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context as TaskContext, Waker};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::driver::Driver;
+    use crate::time::sleep;
+
+    /// Spare handles this thread keeps for its entered driver.
+    fn spare_count() -> usize {
+        CONTEXT.with(|context| context.spare.borrow().len())
+    }
+
+    fn count(handle: &Handle) -> usize {
+        Arc::strong_count(&handle.shared)
+    }
+
+    /// Makes a sleep, polls it once (it registers) and drops it.
+    fn register_and_drop() {
+        let mut nap = pin!(sleep(Duration::from_secs(60)));
+        let mut cx = TaskContext::from_waker(Waker::noop());
+        assert!(nap.as_mut().poll(&mut cx).is_pending());
+    }
+
+    #[test]
+    fn a_timer_dropped_where_its_driver_is_entered_leaves_its_handle_to_the_next() {
+        let driver = Driver::new();
+        let before = count(driver.handle());
+        {
+            let _entered = driver.handle().enter();
+            register_and_drop();
+            assert_eq!(spare_count(), 1, "the dropped timer's handle is kept");
+            let nap = sleep(Duration::from_secs(60));
+            assert_eq!(spare_count(), 0, "the next timer took it");
+            drop(nap);
+            let naps: Vec<_> = (0..2 * SPARE_MAX)
+                .map(|_| sleep(Duration::from_secs(60)))
+                .collect();
+            drop(naps);
+            assert_eq!(spare_count(), SPARE_MAX, "up to the cap");
+        }
+        // Leaving the driver lets go of every spare: none keeps it alive.
+        assert_eq!(spare_count(), 0);
+        assert_eq!(count(driver.handle()), before);
+    }
+
+    #[test]
+    fn a_handle_to_a_driver_not_entered_is_not_kept() {
+        let (a, b) = (Driver::new(), Driver::new());
+        let made_in_a = {
+            let _entered = a.handle().enter();
+            sleep(Duration::from_secs(60))
+        };
+        let _entered = b.handle().enter();
+        register_and_drop();
+        let spares = spare_count();
+        let before = count(a.handle());
+        drop(made_in_a);
+        assert_eq!(spare_count(), spares);
+        assert_eq!(count(a.handle()), before - 1, "dropped, not kept");
+    }
+
+    #[test]
+    fn entering_another_driver_lets_go_of_the_spares_of_the_first() {
+        let (a, b) = (Driver::new(), Driver::new());
+        let before = count(a.handle());
+        let _in_a = a.handle().enter();
+        register_and_drop();
+        assert_eq!(spare_count(), 1);
+        {
+            let _in_b = b.handle().enter();
+            assert_eq!(spare_count(), 0);
+            assert_eq!(count(a.handle()), before + 1, "only the entered one");
+            // Timers made in `b` bind to `b`, spare or not.
+            register_and_drop();
+            assert!(Handle::current().same_driver(b.handle()));
+        }
+        assert_eq!(spare_count(), 0, "b's spares went with it");
+        assert!(Handle::current().same_driver(a.handle()));
     }
 }
