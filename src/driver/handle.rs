@@ -259,7 +259,7 @@ impl Handle {
     /// A time at or after the clock's now for a deadline `d` from now, and
     /// how far before it the time now may be (see
     /// `Clock::now_for_deadline`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn now_for_deadline(&self, d: Duration) -> (StdInstant, Duration) {
         self.shared.clock.now_for_deadline(d)
     }

@@ -148,7 +148,7 @@ impl Estimator {
     /// The counter's progress from the reference to `tsc`, scaled to ns:
     /// `None` if the rate is not known or trusted, or the counter is
     /// outside the window (went back, or moved too far).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn estimate(&self, tsc: u64) -> Option<u64> {
         let moved = tsc.wrapping_sub(self.tsc);
         if self.rate == 0 || moved >= self.window_ticks {
@@ -250,7 +250,7 @@ const YES: u8 = 2;
 /// How often the clocksource is read again.
 pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 
-#[inline]
+#[inline(always)]
 fn counter_is_the_clock() -> bool {
     match CLOCKSOURCE.load(Ordering::Relaxed) {
         YES => true,
@@ -303,7 +303,7 @@ thread_local! {
 /// past read of the clock, so reached whatever the counter does); or a
 /// precise read and a zero width where the counter is not the clock, and
 /// once a window on each thread (which refreshes its reference).
-#[inline]
+#[inline(always)]
 pub(crate) fn upper_now() -> (StdInstant, Duration) {
     if !counter_is_the_clock() {
         return (StdInstant::now(), Duration::ZERO);
