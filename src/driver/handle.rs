@@ -534,8 +534,9 @@ fn entered() -> Option<Entered> {
 }
 
 impl Context {
-    /// The entered driver's handle (a spare if there is one), `None` in a
-    /// runtime without time, or `None` outside if nothing is entered.
+    /// `Some(Some(handle))`: the entered driver's (a spare if there is
+    /// one); `Some(None)`: a runtime without time is entered; `None`:
+    /// nothing is entered.
     #[inline]
     fn current(&self) -> Option<Option<Handle>> {
         match &*self.entered.borrow() {
