@@ -95,6 +95,71 @@ async fn interval_inside_a_task() {
     assert_eq!(ticks, expected);
 }
 
+/// The request loop: each round a timeout completes (its timer is
+/// cancelled) and the next one starts, in one task poll, so the next timer
+/// files the waker the cancelled one left (`coop::keep_waker`). Every
+/// timer still wakes its task, on both flavors, and a sleep of another
+/// waker polled in the task is not given the task's.
+#[test]
+fn a_tasks_next_timer_takes_the_waker_its_cancelled_one_left() {
+    use std::future::{pending, poll_fn, Future};
+    use std::pin::pin;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::{Poll, Wake, Waker};
+
+    struct Woken(AtomicUsize);
+    impl Wake for Woken {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    for multi in [false, true] {
+        let rt = match multi {
+            false => lawn_rt::runtime::Builder::new_current_thread(),
+            true => lawn_rt::runtime::Builder::new_multi_thread(),
+        }
+        .enable_all()
+        .build()
+        .unwrap();
+        let rounds = rt.block_on(async {
+            lawn_rt::spawn(async {
+                let mut rounds = 0;
+                for _ in 0..20 {
+                    // Completed requests: their timeouts are cancelled in
+                    // this poll, the first of them after filing.
+                    for _ in 0..3 {
+                        let mut churn = pin!(timeout(Duration::from_secs(5), pending::<()>()));
+                        poll_fn(|cx| Poll::Ready(churn.as_mut().poll(cx).is_pending())).await;
+                    }
+                    // A sleep polled with another waker (a sub-future's):
+                    // it must hold that one, not the task's it could take.
+                    let woken = Arc::new(Woken(AtomicUsize::new(0)));
+                    let other_waker = Waker::from(woken.clone());
+                    let mut other = pin!(sleep(Duration::from_millis(1)));
+                    let polled = other
+                        .as_mut()
+                        .poll(&mut std::task::Context::from_waker(&other_waker));
+                    assert!(polled.is_pending());
+                    // The next request's timeout, awaited: its timer holds
+                    // the task's waker and must wake it, after the other
+                    // sleep's has woken its own waker.
+                    let start = Instant::now();
+                    let waited = timeout(Duration::from_millis(3), pending::<()>()).await;
+                    assert!(waited.is_err());
+                    assert!(start.elapsed() >= Duration::from_millis(3));
+                    assert_eq!(woken.0.load(SeqCst), 1, "the other waker was not woken");
+                    rounds += 1;
+                }
+                rounds
+            })
+            .await
+            .unwrap()
+        });
+        assert_eq!(rounds, 20, "multi-thread: {multi}");
+    }
+}
+
 /// A timer whose waker panics, fired by the current-thread runtime's park
 /// loop: the panic is the waker's (the panic hook reports it), not the
 /// runtime's. `block_on`'s future is not lost: it completes, and the

@@ -280,17 +280,19 @@ impl Shared {
         inner
     }
 
-    /// Cancels the timer under `key`. When this returns, its waker has been
-    /// dropped, or has been called and will not be called again.
+    /// Cancels the timer under `key`. When this returns, its waker has
+    /// been handed back (returned, if it was still filed: the caller drops
+    /// it, or keeps it for its task's next timer), or has been called and
+    /// will not be called again.
     #[cfg_attr(not(loom), inline)]
-    pub(crate) fn deregister(&self, key: TimerKey) {
+    pub(crate) fn deregister(&self, key: TimerKey) -> Option<Waker> {
         let mut inner = lock(&self.inner);
         let removed = inner.levels.remove(key);
         if removed.is_none() {
             inner = self.forget_handed_out(inner, key);
         }
         drop(inner);
-        drop(removed);
+        removed
     }
 
     /// For a timer handed out for waking under `key` (its `Sleep` saw it
@@ -411,7 +413,7 @@ mod tests {
 
     /// Files a timer due at tick `due`, registering at tick `now`.
     fn file(driver: &Shared, due: u64, now: u64, waker: &Waker) {
-        match driver.register(Tick(due), Tick(now), waker) {
+        match driver.register(Tick(due), Tick(now), waker.clone()) {
             Ok(Registered::Pending(..)) => {}
             _ => panic!("a timer due at tick {due} was not filed at tick {now}"),
         }
@@ -507,7 +509,7 @@ mod tests {
     fn file_panicking_on_drop(driver: &Shared, due: u64) -> (TimerKey, Arc<AtomicBool>) {
         let armed = Arc::new(AtomicBool::new(false));
         let waker = Waker::from(Arc::new(PanicsOnDrop(armed.clone())));
-        match driver.register(Tick(due), Tick(0), &waker) {
+        match driver.register(Tick(due), Tick(0), waker.clone()) {
             Ok(Registered::Pending(key, _)) => (key, armed),
             _ => panic!("a timer due at tick {due} was not filed"),
         }
@@ -610,7 +612,7 @@ mod tests {
             slack: TimerSlack::DEFAULT,
         }));
         let (lo, hi) = (Tick(1_000), Tick(5_000));
-        let within = |due| shard.register_within(Tick(due), lo, hi, Waker::noop());
+        let within = |due| shard.register_within(Tick(due), lo, hi, Waker::noop().clone());
         // Due by `hi`: it may be due now; so may one at `hi` exactly.
         assert!(matches!(within(4_000), Ok(Registered::Unsure)));
         assert!(matches!(within(5_000), Ok(Registered::Unsure)));
@@ -642,7 +644,7 @@ mod tests {
         assert_eq!(shard.len(), 1);
         // An exact registration (`hi == now`) is never unsure.
         assert!(matches!(
-            shard.register(Tick(1_001), lo, Waker::noop()),
+            shard.register(Tick(1_001), lo, Waker::noop().clone()),
             Ok(Registered::Pending(..))
         ));
     }
@@ -650,7 +652,7 @@ mod tests {
     #[test]
     fn a_reset_from_a_range_of_ticks_changes_nothing_when_unsure() {
         let shard = driver(Role::Foreign);
-        let key = match shard.register(Tick(100), Tick(0), Waker::noop()) {
+        let key = match shard.register(Tick(100), Tick(0), Waker::noop().clone()) {
             Ok(Registered::Pending(key, _)) => key,
             _ => panic!("not filed"),
         };

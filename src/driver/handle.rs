@@ -303,7 +303,6 @@ impl Handle {
 /// private to the driver module.
 impl Handle {
     /// What this driver is for.
-    #[cfg_attr(not(feature = "test-util"), allow(dead_code))] // `time::pause`
     #[inline]
     pub(crate) fn role(&self) -> Role {
         self.shared.role()
@@ -312,12 +311,7 @@ impl Handle {
     /// Files a timer due at tick `due` (its deadline rounded up, see
     /// [`tick_ceil`](Handle::tick_ceil)) to wake `waker`, from tick `now`.
     #[inline]
-    pub(crate) fn register(
-        &self,
-        due: Tick,
-        now: Tick,
-        waker: &Waker,
-    ) -> Result<Registered, Error> {
+    pub(crate) fn register(&self, due: Tick, now: Tick, waker: Waker) -> Result<Registered, Error> {
         self.shared.register(due, now, waker)
     }
 
@@ -329,7 +323,7 @@ impl Handle {
         due: Tick,
         now: Tick,
         hi: Tick,
-        waker: &Waker,
+        waker: Waker,
     ) -> Result<Registered, Error> {
         self.shared.register_within(due, now, hi, waker)
     }
@@ -367,8 +361,10 @@ impl Handle {
     }
 
     /// Cancels a pending timer; no waker of it is called once this returns.
+    /// Returns the waker it held if it was still filed, for the caller to
+    /// drop or reuse (outside the driver's lock).
     #[inline]
-    pub(crate) fn deregister(&self, key: TimerKey) {
+    pub(crate) fn deregister(&self, key: TimerKey) -> Option<Waker> {
         self.shared.deregister(key)
     }
 

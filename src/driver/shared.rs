@@ -273,12 +273,7 @@ impl Shared {
     /// clock reach (the registration's own tick is the later of it and the
     /// driver's latest, read under the lock).
     #[inline]
-    pub(crate) fn register(
-        &self,
-        due: Tick,
-        now: Tick,
-        waker: &Waker,
-    ) -> Result<Registered, Error> {
+    pub(crate) fn register(&self, due: Tick, now: Tick, waker: Waker) -> Result<Registered, Error> {
         self.register_within(due, now, now, waker)
     }
 
@@ -301,7 +296,7 @@ impl Shared {
         due: Tick,
         now: Tick,
         hi: Tick,
-        waker: &Waker,
+        waker: Waker,
     ) -> Result<Registered, Error> {
         let due = due.0;
         if due == u64::MAX {
@@ -310,7 +305,6 @@ impl Shared {
                 false => Ok(Registered::Beyond),
             };
         }
-        let waker = waker.clone();
         let mut inner = lock(&self.inner);
         if self.role == Role::Foreign {
             // The foreign timer thread may find this shard busy here.

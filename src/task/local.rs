@@ -354,7 +354,7 @@ impl Shell {
             true
         } else {
             let mut cx = Context::from_waker(&waker);
-            coop::with_budget(Some(coop::BUDGET), || task.poll(&mut cx)).is_ready()
+            coop::poll_task(&waker, || task.poll(&mut cx)).is_ready()
         };
         let mut tasks = self.tasks.borrow_mut();
         if finished {

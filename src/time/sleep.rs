@@ -253,7 +253,11 @@ pin_project_lite::pin_project! {
                 return;
             };
             match state {
-                State::Registered(key) => handle.deregister(key),
+                State::Registered(key) => {
+                    if let Some(waker) = handle.deregister(key) {
+                        let_go_of_waker(&handle, waker);
+                    }
+                }
                 State::Unregistered(Some(key)) | State::Elapsed(Some(key)) => handle.forget(key),
                 State::Unregistered(None) | State::Elapsed(None) | State::Fresh(_) => {}
             }
@@ -524,9 +528,10 @@ impl Sleep {
     ) -> Poll<()> {
         self.handle().before_register();
         let due = due.unwrap_or_else(|| self.handle().tick_ceil(self.deadline.into_std()));
+        let waker = waker_for(self.handle(), cx.waker());
         let mut filed = match hi {
-            Some(hi) => self.handle().register_within(due, from, hi, cx.waker()),
-            None => self.handle().register(due, from, cx.waker()),
+            Some(hi) => self.handle().register_within(due, from, hi, waker),
+            None => self.handle().register(due, from, waker),
         };
         if let Ok(Registered::Unsure) = filed {
             // The range did not settle it: read the clock (an exact
@@ -538,7 +543,7 @@ impl Sleep {
             }
             filed = self
                 .handle()
-                .register(due, self.handle().tick_of(now), cx.waker());
+                .register(due, self.handle().tick_of(now), cx.waker().clone());
         }
         match filed {
             Ok(Registered::Pending(key, due)) => {
@@ -569,6 +574,28 @@ impl Sleep {
             Ok(Registered::Unsure) => unreachable!("an exact registration is never unsure"),
             Err(err) => panic!("{err}"),
         }
+    }
+}
+
+/// The waker to file with `handle`'s driver for the task `waker` wakes:
+/// in a runtime, the one a timer of that task cancelled earlier in this
+/// task poll left behind (see `coop::keep_waker`), else a clone. A
+/// foreign executor's task takes a clone: nothing marks its polls.
+#[inline(always)]
+fn waker_for(handle: &Handle, waker: &Waker) -> Waker {
+    match handle.role().is_runtime() {
+        true => coop::clone_waker(waker),
+        false => waker.clone(),
+    }
+}
+
+/// Lets go of the waker of a timer of `handle`'s just cancelled: kept for
+/// the task's next timer in a runtime's task poll, else dropped.
+#[inline(always)]
+fn let_go_of_waker(handle: &Handle, waker: Waker) {
+    match handle.role().is_runtime() {
+        true => coop::keep_waker(waker),
+        false => drop(waker),
     }
 }
 

@@ -284,7 +284,7 @@ pub(crate) fn poll_budgeted<F: Future>(
     future: Pin<&mut F>,
     cx: &mut Context<'_>,
 ) -> Poll<F::Output> {
-    coop::with_budget(Some(coop::BUDGET), || future.poll(cx))
+    coop::poll_task(cx.waker(), || future.poll(cx))
 }
 
 /// The last steps of a shutdown, after every task's future is dropped:

@@ -303,7 +303,7 @@ where
                 return;
             };
             let polled = panic::catch_unwind(AssertUnwindSafe(|| {
-                coop::with_budget(Some(coop::BUDGET), || fut.as_mut().poll(&mut cx))
+                coop::poll_task(&waker, || fut.as_mut().poll(&mut cx))
             }));
             if !matches!(polled, Ok(Poll::Pending)) {
                 // Done (or panicked): the future goes now, outside the
