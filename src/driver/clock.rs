@@ -28,6 +28,8 @@ pub(crate) const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 /// A microsecond in nanoseconds: the tick of the runtimes' drivers and the
 /// foreign shards, which [`Clock::parts`] divides by fastest.
 const MICROSECOND: u64 = 1_000;
+/// A bare `Driver`'s default tick, in nanoseconds.
+const MILLISECOND: u64 = 1_000_000;
 
 pub(crate) struct Clock {
     origin: StdInstant,
@@ -303,11 +305,14 @@ impl Clock {
         // Below 2^34 s (544 years) the nanoseconds fit a u64.
         if d.as_secs() < 1 << 34 {
             let nanos = d.as_secs() * 1_000_000_000 + u64::from(d.subsec_nanos());
-            if self.resolution == MICROSECOND {
-                // The runtimes' and the foreign shards' tick: a division by
-                // a constant is a multiply, where one by a variable is tens
-                // of cycles on every registration.
-                return (nanos / MICROSECOND, nanos % MICROSECOND);
+            // The runtimes' and the foreign shards' tick, and a bare
+            // driver's default: a division by a constant is a multiply,
+            // where one by a variable is tens of cycles, twice on every
+            // `sleep` (its deadline's ticks and its duration's).
+            match self.resolution {
+                MICROSECOND => return (nanos / MICROSECOND, nanos % MICROSECOND),
+                MILLISECOND => return (nanos / MILLISECOND, nanos % MILLISECOND),
+                _ => {}
             }
             return (nanos / self.resolution, nanos % self.resolution);
         }
