@@ -5,7 +5,7 @@
 //! ```text
 //! cargo bench --bench in_tokio               # 5 rounds
 //! cargo bench --bench in_tokio -- --rounds 9
-//! cargo bench --bench in_tokio -- --only churn   # or floor, reset, fire, lateness, block_on
+//! cargo bench --bench in_tokio -- --only churn   # or own, floor, reset, fire, lateness, block_on
 //! cargo bench -- --test                      # every bench once, as CI does: here, 1 round
 //! ```
 //!
@@ -40,6 +40,12 @@
 //!   switches;
 //! - **lateness** of `sleep(1 ms)` and `sleep(200 µs)` awaited one after
 //!   another in a spawned task: p50 and p99 of `now - deadline`.
+//!
+//! In each crate's own current-thread runtime (**own**): the warm 1-task
+//! churn of a server's task, as in `churn` but with a 5 s `timeout`, a
+//! 1 s timer pending and the driver turned once since (the `time` bench's
+//! "warm"), and the task's own waker (a real one: its clone and drop are
+//! part of what each side pays).
 //!
 //! Under `futures::executor::block_on` (no runtime at all; tokio's timers
 //! cannot run there): lateness of the same sleeps on `lawn_rt`.
@@ -109,6 +115,9 @@ fn main() {
             &tokio,
             Better::Lower,
         );
+    }
+    if run("own") {
+        own_runtime_rows(rounds);
     }
     if run("floor") {
         floor_rows(rounds);
@@ -500,6 +509,82 @@ async fn churn_task<F: Future, M: Fn(Instant) -> F>(ops: u64, ttl: Duration, mak
     for _ in 0..ops {
         poll_once(make(deadline)).await
     }
+}
+
+/// Timeouts per round of the `own` rows.
+const OWN_OPS: u64 = 1_000_000;
+
+fn own_runtime_rows(rounds: usize) {
+    let (mut lawn, mut tokio) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        lawn.push(own_lawn_rt());
+        tokio.push(own_tokio());
+    }
+    row(
+        "in its own current-thread runtime: warm timeout churn, 1 task, ns/op",
+        &lawn,
+        &tokio,
+        Better::Lower,
+    );
+}
+
+/// ns per 5 s timeout churned by a task of a lawn_rt current-thread
+/// runtime, with a 1 s timer pending.
+fn own_lawn_rt() -> f64 {
+    let rt = lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("build the lawn_rt runtime");
+    rt.block_on(async {
+        let churner = lawn_rt::spawn(async {
+            let mut pending = pin!(lawn_rt::time::sleep(Duration::from_secs(1)));
+            poll_once(pending.as_mut()).await;
+            // One turn of the driver since (it parks on the earliest timer).
+            lawn_rt::time::sleep(Duration::from_millis(1)).await;
+            let ttl = Duration::from_secs(5);
+            own_churn(|| lawn_rt::time::timeout(ttl, std::future::pending::<()>())).await
+        });
+        churner.await.expect("the churn task panicked")
+    })
+}
+
+/// [`own_lawn_rt`] in tokio's current-thread runtime.
+fn own_tokio() -> f64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("build the tokio runtime");
+    rt.block_on(async {
+        let churner = tokio::spawn(async {
+            let mut pending = pin!(tokio::time::sleep(Duration::from_secs(1)));
+            poll_once(pending.as_mut()).await;
+            // One turn of the driver since (it parks on the earliest timer).
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            let ttl = Duration::from_secs(5);
+            own_churn(|| tokio::time::timeout(ttl, std::future::pending::<()>())).await
+        });
+        churner.await.expect("the churn task panicked")
+    })
+}
+
+/// ns per future of `make`, each polled once and dropped (after a warm-up),
+/// in place: the future is made inside the loop's own state, as a user's
+/// `select!` or request loop makes its timeout (moving a just-made future
+/// into another one costs each side a store-to-load stall of its own).
+async fn own_churn<F: Future>(make: impl Fn() -> F) -> f64 {
+    let mut start = Instant::now();
+    for i in 0..1_000 + OWN_OPS {
+        if i == 1_000 {
+            start = Instant::now();
+        }
+        let mut future = pin!(make());
+        std::future::poll_fn(|cx| {
+            let _ = future.as_mut().poll(cx);
+            Poll::Ready(())
+        })
+        .await;
+    }
+    start.elapsed().as_nanos() as f64 / OWN_OPS as f64
 }
 
 /// The idle timeout of the `reset` rows, on each side (a task each).

@@ -267,7 +267,7 @@ impl Handle {
     /// The tick the clock reached `d` before `t`, and the tick `t` rounds
     /// up to: both exact, from one conversion of an instant to ticks (see
     /// `Clock::tick_parts`). `t` must be at most `d` after the clock's now.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn ticks_before_and_ceil(&self, t: StdInstant, d: Duration) -> (Tick, Tick) {
         self.shared.clock.ticks_before_and_ceil(t, d)
     }
