@@ -256,20 +256,12 @@ impl Handle {
         self.shared.clock.tick_ceil(t)
     }
 
-    /// A time at or after the clock's now for a deadline `d` from now, and
-    /// how far before it the time now may be (see
-    /// `Clock::now_for_deadline`).
+    /// The deadline of `sleep(d)` made now, a tick the clock has reached
+    /// and the tick the deadline rounds up to (see
+    /// `Clock::sleep_deadline`).
     #[inline(always)]
-    pub(crate) fn now_for_deadline(&self, d: Duration) -> (StdInstant, Duration) {
-        self.shared.clock.now_for_deadline(d)
-    }
-
-    /// The tick the clock reached `d` before `t`, and the tick `t` rounds
-    /// up to: both exact, from one conversion of an instant to ticks (see
-    /// `Clock::tick_parts`). `t` must be at most `d` after the clock's now.
-    #[inline(always)]
-    pub(crate) fn ticks_before_and_ceil(&self, t: StdInstant, d: Duration) -> (Tick, Tick) {
-        self.shared.clock.ticks_before_and_ceil(t, d)
+    pub(crate) fn sleep_deadline(&self, d: Duration) -> (StdInstant, Tick, Tick) {
+        self.shared.clock.sleep_deadline(d)
     }
 
     /// Drops this handle, or keeps it for the next timer made on this

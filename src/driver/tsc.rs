@@ -275,8 +275,9 @@ fn check_clocksource(now_ns: u64) -> bool {
     tsc
 }
 
-/// The instant [`refresh`] counts ns from, per process.
-fn origin() -> StdInstant {
+/// The instant [`refresh`] counts ns from, per process (a clock made
+/// after it relates its own origin to it: `Clock::new`).
+pub(crate) fn origin() -> StdInstant {
     static ORIGIN: OnceLock<StdInstant> = OnceLock::new();
     *ORIGIN.get_or_init(StdInstant::now)
 }
@@ -303,22 +304,46 @@ thread_local! {
 /// past read of the clock, so reached whatever the counter does); or a
 /// precise read and a zero width where the counter is not the clock, and
 /// once a window on each thread (which refreshes its reference).
-#[inline(always)]
+#[cfg(test)]
 pub(crate) fn upper_now() -> (StdInstant, Duration) {
+    match upper_now_parts() {
+        Ok((at, _, ahead)) => {
+            let ahead = Duration::from_nanos(ahead);
+            (at + ahead, ahead)
+        }
+        Err(counter) => (precise_now(counter), Duration::ZERO),
+    }
+}
+
+/// [`upper_now`] in parts, where the counter serves: the reference's
+/// precise read `at`, the same as ns since [`origin`], and how far after
+/// it the bound lies, in ns (the bound is `at + ahead`; `at` is its lower
+/// bound). Else the counter's read, if it is the clock, for
+/// [`precise_now`].
+#[inline(always)]
+pub(crate) fn upper_now_parts() -> Result<(StdInstant, u64, u64), Option<u64>> {
     if !counter_is_the_clock() {
-        return (StdInstant::now(), Duration::ZERO);
+        return Err(None);
     }
     let tsc = counter();
     let estimate = REFERENCE.try_with(|r| {
         let r = r.get();
-        Some((r.at?, r.estimator.estimate(tsc)?))
+        Some((r.at?, r.estimator.at_ns, r.estimator.estimate(tsc)?))
     });
     match estimate {
-        Ok(Some((at, ns))) => {
-            let above = Duration::from_nanos(ns + MARGIN.as_nanos() as u64);
-            (at + above, above)
-        }
-        _ => (refresh(tsc), Duration::ZERO),
+        Ok(Some((at, at_ns, ns))) => Ok((at, at_ns, ns + MARGIN.as_nanos() as u64)),
+        _ => Err(Some(tsc)),
+    }
+}
+
+/// A precise read where [`upper_now_parts`] gave none: with the counter's
+/// read just before (`Some`: the counter is the clock), it becomes this
+/// thread's new reference.
+#[inline]
+pub(crate) fn precise_now(counter: Option<u64>) -> StdInstant {
+    match counter {
+        Some(tsc) => refresh(tsc),
+        None => StdInstant::now(),
     }
 }
 

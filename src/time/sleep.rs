@@ -67,22 +67,18 @@ pub fn sleep(duration: Duration) -> Sleep {
     // even a `sleep(Duration::from_secs(u64::MAX))`.
     let duration = duration.min(FAR_FUTURE);
     let handle = Handle::current();
-    // `now` is at or after the time now, and `now - width` a time the
-    // clock has reached: exact for a sleep under 10 ms, else up to 24 µs
-    // ahead and a past precise read (a deadline a
-    // little late, never early) from a read of the CPU's counter at under
-    // half the price (see `driver/tsc.rs`).
-    let (now, width) = handle.now_for_deadline(duration);
-    let deadline = Instant::from_std(now).saturating_add(duration);
+    // The deadline is `now + duration` for a `now` at or after the time
+    // now: exact for a sleep under 10 ms, else up to 24 µs ahead, from a
+    // read of the CPU's counter at under half the price (a deadline a
+    // little late, never early; see `driver/tsc.rs`). With it, the tick it
+    // is due at and a tick the clock has reached, from one conversion (see
+    // `State::Fresh`).
+    let (deadline, from, due) = handle.sleep_deadline(duration);
+    let deadline = Instant::from_std(deadline);
     // A zero sleep is due at once: let the first poll compare exactly.
     if duration.is_zero() {
         return Sleep::new(handle, deadline, UNKNOWN);
     }
-    // The tick it is due at and a tick the clock has reached (that of
-    // `now - width`), from a single conversion of an instant to ticks
-    // (each is a subtraction of timespecs and a division; see
-    // `State::Fresh`).
-    let (from, due) = handle.ticks_before_and_ceil(deadline.into_std(), duration + width);
     let (from, due) = (from.0, due.0);
     Sleep {
         handle: Some(handle),
