@@ -12,9 +12,10 @@
 //! "A task's waker kept for its next timer").
 //!
 //! Ground rules: the budget is a per-thread counter; only a runtime sets
-//! one (around each task poll, [`poll_task`]); everywhere else (futures' `block_on`, a
-//! foreign runtime, [`unconstrained`](crate::task::unconstrained)) it is
-//! unlimited, so leaf futures behave exactly as without this module. Only
+//! one (around each task poll, [`poll_task`]); everywhere else (futures'
+//! `block_on`, a foreign runtime,
+//! [`unconstrained`](crate::task::unconstrained)) it is unlimited, so
+//! leaf futures behave exactly as without this module. Only
 //! the polled task's own waker is kept, only until that poll ends (never
 //! called, only dropped then), and nothing outside a runtime's task poll.
 

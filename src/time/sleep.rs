@@ -67,6 +67,11 @@ pub fn sleep(duration: Duration) -> Sleep {
     // even a `sleep(Duration::from_secs(u64::MAX))`.
     let duration = duration.min(FAR_FUTURE);
     let handle = Handle::current();
+    // A zero sleep is due at once: let the first poll compare exactly.
+    if duration.is_zero() {
+        let now = Instant::from_std(handle.now());
+        return Sleep::new(handle, now, UNKNOWN);
+    }
     // The deadline is `now + duration` for a `now` at or after the time
     // now: exact for a sleep under 10 ms, else up to 24 µs ahead, from a
     // read of the CPU's counter at under half the price (a deadline a
@@ -74,12 +79,7 @@ pub fn sleep(duration: Duration) -> Sleep {
     // is due at and a tick the clock has reached, from one conversion (see
     // `State::Fresh`).
     let (deadline, from, due) = handle.sleep_deadline(duration);
-    let deadline = Instant::from_std(deadline);
-    // A zero sleep is due at once: let the first poll compare exactly.
-    if duration.is_zero() {
-        return Sleep::new(handle, deadline, UNKNOWN);
-    }
-    let (from, due) = (from.0, due.0);
+    let (deadline, from, due) = (Instant::from_std(deadline), from.0, due.0);
     Sleep {
         handle: Some(handle),
         deadline,
@@ -537,9 +537,10 @@ impl Sleep {
                 self.set(State::Elapsed(handed_out), UNKNOWN);
                 return Poll::Ready(());
             }
+            let waker = waker_for(self.handle(), cx.waker());
             filed = self
                 .handle()
-                .register(due, self.handle().tick_of(now), cx.waker().clone());
+                .register(due, self.handle().tick_of(now), waker);
         }
         match filed {
             Ok(Registered::Pending(key, due)) => {
