@@ -58,17 +58,6 @@ pub(crate) fn switch_point() {
     loom::thread::yield_now();
 }
 
-/// Locks `mutex` if no other thread holds it, ignoring poison like
-/// [`lock`]; `None` if it is held.
-#[inline]
-pub(crate) fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
-    match mutex.try_lock() {
-        Ok(guard) => Some(guard),
-        Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => None,
-    }
-}
-
 /// Waits on `condvar`, ignoring poison like [`lock`].
 pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
     condvar

@@ -54,10 +54,11 @@ use std::panic::{self, AssertUnwindSafe};
 use std::task::Waker;
 
 use super::clock::Tick;
+use super::lock::{DriverCondvar, DriverGuard};
 use super::shared::{Locked, Shared};
 use crate::lawn::TimerKey;
 use crate::loom::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
-use crate::loom::{lock, thread, wait, Condvar, MutexGuard};
+use crate::loom::thread;
 
 /// Wakers taken out of the Lawn per batch: bounds the lock hold and the
 /// `skip` mask (one bit each).
@@ -117,7 +118,7 @@ pub(crate) struct Batch {
     waiting: AtomicUsize,
     /// Signalled when a waker call returns or a batch ends, if someone
     /// waits.
-    done: Condvar,
+    done: DriverCondvar,
 }
 
 /// The part of the batch protocol under the driver lock.
@@ -156,7 +157,7 @@ impl Batch {
             calling: AtomicUsize::new(IDLE),
             skip: AtomicU32::new(0),
             waiting: AtomicUsize::new(0),
-            done: Condvar::new(),
+            done: DriverCondvar::new(),
         }
     }
 }
@@ -192,7 +193,7 @@ impl Shared {
         let me = thread::current().id();
         let mut woken = 0;
         let mut wakers: Vec<Waker> = Vec::new();
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         if inner.batch.firing == Some(me) {
             return 0;
         }
@@ -234,7 +235,7 @@ impl Shared {
             if how == Firing::OneBatch {
                 return woken;
             }
-            inner = lock(&self.inner);
+            inner = self.inner.lock();
         }
         drop(inner);
         woken
@@ -261,7 +262,7 @@ impl Shared {
             self.batch.calling.store(position + 1, SeqCst);
             if self.batch.waiting.load(SeqCst) > 0 {
                 // Someone waits for the call that just returned.
-                let _inner = lock(&self.inner);
+                let _inner = self.inner.lock();
                 self.batch.done.notify_all();
             }
         }
@@ -270,11 +271,14 @@ impl Shared {
         woken
     }
 
-    fn wait_for_batch_end<'a>(&self, mut inner: MutexGuard<'a, Locked>) -> MutexGuard<'a, Locked> {
+    fn wait_for_batch_end<'a>(
+        &self,
+        mut inner: DriverGuard<'a, Locked>,
+    ) -> DriverGuard<'a, Locked> {
         let started = inner.batch.started;
         inner.batch.waiters += 1;
         while inner.batch.firing.is_some() && inner.batch.started == started {
-            inner = wait(&self.batch.done, inner);
+            inner = self.batch.done.wait(inner);
         }
         inner.batch.waiters -= 1;
         inner
@@ -286,7 +290,7 @@ impl Shared {
     /// will not be called again.
     #[cfg_attr(not(loom), inline)]
     pub(crate) fn deregister(&self, key: TimerKey) -> Option<Waker> {
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         let removed = inner.levels.remove(key);
         if removed.is_none() {
             inner = self.forget_handed_out(inner, key);
@@ -304,15 +308,15 @@ impl Shared {
         if self.batch.calling.load(SeqCst) == IDLE {
             return;
         }
-        let inner = lock(&self.inner);
+        let inner = self.inner.lock();
         drop(self.forget_handed_out(inner, key));
     }
 
     fn forget_handed_out<'a>(
         &self,
-        mut inner: MutexGuard<'a, Locked>,
+        mut inner: DriverGuard<'a, Locked>,
         key: TimerKey,
-    ) -> MutexGuard<'a, Locked> {
+    ) -> DriverGuard<'a, Locked> {
         let Some(firing) = inner.batch.firing else {
             return inner;
         };
@@ -336,7 +340,7 @@ impl Shared {
             && inner.batch.firing.is_some()
             && inner.batch.started == started
         {
-            inner = wait(&self.batch.done, inner);
+            inner = self.batch.done.wait(inner);
         }
         self.batch.waiting.fetch_sub(1, SeqCst);
         inner
@@ -350,7 +354,7 @@ struct EndBatch<'a>(&'a Shared);
 impl Drop for EndBatch<'_> {
     fn drop(&mut self) {
         let shared = self.0;
-        let mut inner = lock(&shared.inner);
+        let mut inner = shared.inner.lock();
         inner.batch.firing = None;
         inner.batch.keys.clear();
         shared.batch.calling.store(IDLE, SeqCst);
@@ -621,14 +625,7 @@ mod tests {
         // A level boundary inside the range of TTLs: unsure.
         let boundary = (1..u64::MAX / 2)
             .map(|k| k * 1_000)
-            .find(|&ttl| {
-                !shard
-                    .inner
-                    .lock()
-                    .unwrap()
-                    .levels
-                    .same_level(ttl, ttl + 1_000)
-            })
+            .find(|&ttl| !shard.inner.lock().levels.same_level(ttl, ttl + 1_000))
             .expect("the default slack rule has more than one level");
         assert!(matches!(
             within(lo.0 + boundary + 1_000),

@@ -44,6 +44,7 @@ mod clock;
 mod error;
 mod foreign;
 mod handle;
+mod lock;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod model;

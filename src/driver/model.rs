@@ -10,7 +10,7 @@ use std::time::{Duration, Instant as StdInstant};
 use super::foreign::{Foreign, Plan};
 use super::shared::{Park, Shared};
 use super::{Driver, Handle, TimerSlack};
-use crate::loom::{lock, Arc};
+use crate::loom::Arc;
 
 /// A set of foreign shards as the process has one (1 µs ticks, timers
 /// filed with `slack`), but not global: each model iteration gets a fresh
@@ -133,7 +133,7 @@ pub fn check(driver: &Driver) {
 #[track_caller]
 pub fn check_shard(handle: &Handle) {
     let shared = &handle.shared;
-    let inner = lock(&shared.inner);
+    let inner = shared.inner.lock();
     if let Err(err) = inner.levels.check() {
         panic!("{err}");
     }
@@ -141,4 +141,55 @@ pub fn check_shard(handle: &Handle) {
         shared.batch.is_idle(&inner.batch),
         "a wake batch is still in flight or waited for"
     );
+}
+
+/// A count behind the driver's own lock (`lock.rs`: a release that is a
+/// plain store, a sleeper that announces itself behind a barrier) and its
+/// condition variable, for the models of that lock.
+pub struct LockedCount {
+    count: super::lock::DekkerLock<u64>,
+    changed: super::lock::DekkerCondvar,
+}
+
+impl std::fmt::Debug for LockedCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LockedCount").finish_non_exhaustive()
+    }
+}
+
+impl LockedCount {
+    /// A count of zero.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> LockedCount {
+        LockedCount {
+            count: super::lock::DekkerLock::new(0),
+            changed: super::lock::DekkerCondvar::new(),
+        }
+    }
+
+    /// Adds one under the lock, read and written as two steps, and
+    /// notifies the condition variable; returns the new count.
+    pub fn add(&self) -> u64 {
+        let mut count = self.count.lock();
+        let seen = *count;
+        crate::loom::switch_point();
+        *count = seen + 1;
+        let now = *count;
+        drop(count);
+        self.changed.notify_all();
+        now
+    }
+
+    /// Sleeps on the condition variable until the count is at least `n`.
+    pub fn wait_for(&self, n: u64) {
+        let mut count = self.count.lock();
+        while *count < n {
+            count = self.changed.wait(count);
+        }
+    }
+
+    /// The count, if the lock is free.
+    pub fn try_get(&self) -> Option<u64> {
+        self.count.try_lock().map(|count| *count)
+    }
 }

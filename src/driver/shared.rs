@@ -30,10 +30,10 @@ use super::batch::Batch;
 use super::clock::{checked_add_or_far, Clock, Tick};
 
 use super::error::Error;
+use super::lock::{DriverCondvar, DriverGuard, DriverLock};
 use super::slack::{Levels, TimerSlack};
 use crate::lawn::TimerKey;
 use crate::loom::atomic::{AtomicBool, AtomicU64, Ordering};
-use crate::loom::{lock, try_lock, wait, wait_timeout, Condvar, Mutex, MutexGuard};
 
 /// `parked_hint` of a driver that is not parked.
 const NOT_PARKED: u64 = 0;
@@ -42,7 +42,7 @@ pub(crate) struct Shared {
     pub(super) clock: Clock,
     /// What this driver is for (see [`Role`]).
     role: Role,
-    pub(super) inner: Mutex<Locked>,
+    pub(super) inner: DriverLock<Locked>,
     /// How the parked driver is told to look again.
     unpark: Unpark,
     /// The wake batch in flight, if any (see `batch.rs`).
@@ -73,7 +73,7 @@ pub(super) struct Locked {
 /// parks in [`Shared::park`]), or a hook given by the event loop that parks
 /// elsewhere (a runtime's `mio::Waker`).
 pub(crate) enum Unpark {
-    Condvar(Condvar),
+    Condvar(DriverCondvar),
     Hook(Hook),
 }
 
@@ -198,7 +198,7 @@ impl Shared {
         Shared {
             clock: Clock::new(options.resolution),
             role: options.role,
-            inner: Mutex::new(Locked {
+            inner: DriverLock::new(Locked {
                 levels: Levels::new(options.slack, options.resolution.as_nanos() as u64),
                 shutdown: false,
                 parked_until: None,
@@ -207,7 +207,7 @@ impl Shared {
             }),
             unpark: match options.unpark {
                 Some(hook) => Unpark::Hook(Hook(hook)),
-                None => Unpark::Condvar(Condvar::new()),
+                None => Unpark::Condvar(DriverCondvar::new()),
             },
             batch: Batch::new(),
             shut_down: AtomicBool::new(false),
@@ -305,7 +305,7 @@ impl Shared {
                 false => Ok(Registered::Beyond),
             };
         }
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         if self.role == Role::Foreign {
             // The foreign timer thread may find this shard busy here.
             crate::loom::switch_point();
@@ -382,7 +382,7 @@ impl Shared {
         hi: Tick,
     ) -> Result<Reset, Error> {
         let due = due.0;
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         if inner.shutdown {
             return Err(Error::shutdown());
         }
@@ -446,7 +446,7 @@ impl Shared {
     /// wakes its waker (its task may be waiting on it elsewhere). Returns
     /// whether it was still pending.
     pub(crate) fn fire_now(&self, key: TimerKey) -> bool {
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         let removed = inner.levels.remove(key);
         drop(inner);
         match removed {
@@ -462,7 +462,7 @@ impl Shared {
     /// if it is (and does not already wake the same task).
     #[cfg_attr(not(loom), inline)]
     pub(crate) fn poll_pending(&self, key: TimerKey, waker: &Waker) -> Result<bool, Error> {
-        let inner = lock(&self.inner);
+        let inner = self.inner.lock();
         if inner.shutdown {
             return Err(Error::shutdown());
         }
@@ -475,7 +475,7 @@ impl Shared {
         // lock (a clone may run any code).
         drop(inner);
         let new = waker.clone();
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         if inner.shutdown {
             return Err(Error::shutdown());
         }
@@ -491,7 +491,7 @@ impl Shared {
     /// Whether the timer under `key` has been handed out for waking (`true`
     /// also after a shutdown: it will never be pending again).
     pub(crate) fn is_fired(&self, key: TimerKey) -> bool {
-        let inner = lock(&self.inner);
+        let inner = self.inner.lock();
         inner.shutdown || inner.levels.get(key).is_none()
     }
 
@@ -504,7 +504,7 @@ impl Shared {
     /// The tick of the earliest pending timer, or `None`. May be early (see
     /// `Lawn::next_deadline`); never late.
     pub(crate) fn next_deadline(&self) -> Option<Tick> {
-        lock(&self.inner).levels.next_deadline().map(Tick)
+        self.inner.lock().levels.next_deadline().map(Tick)
     }
 
     /// Blocks the calling thread (the driver's) until the earliest timer may
@@ -517,14 +517,14 @@ impl Shared {
         let Unpark::Condvar(condvar) = &self.unpark else {
             unreachable!("lawn_rt: a driver with an unpark hook is parked by its event loop");
         };
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         inner = match self.plan_park(&mut inner, max) {
             Park::Skip => return,
             Park::Until(Some(until)) => {
                 let left = until.saturating_duration_since(self.clock.now());
-                wait_timeout(condvar, inner, left)
+                condvar.wait_timeout(inner, left)
             }
-            Park::Until(None) => wait(condvar, inner),
+            Park::Until(None) => condvar.wait(inner),
         };
         self.end_park_locked(&mut inner);
     }
@@ -534,7 +534,7 @@ impl Shared {
     /// a registration due earlier than that calls the unpark hook. The loop
     /// must call [`end_park`](Shared::end_park) once it stops blocking.
     pub(crate) fn begin_park(&self, max: Option<Duration>) -> Park {
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         self.plan_park(&mut inner, max)
     }
 
@@ -542,7 +542,7 @@ impl Shared {
     /// blocks with no deadline (paused time does not pass by itself), and
     /// any registration unparks it.
     pub(crate) fn begin_park_paused(&self, seen: Option<Option<u64>>) -> Park {
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         if inner.shutdown || std::mem::take(&mut inner.notified) {
             return Park::Skip;
         }
@@ -558,10 +558,10 @@ impl Shared {
 
     /// The second half of [`begin_park`](Shared::begin_park).
     pub(crate) fn end_park(&self) {
-        self.end_park_locked(&mut lock(&self.inner));
+        self.end_park_locked(&mut self.inner.lock());
     }
 
-    fn end_park_locked(&self, inner: &mut MutexGuard<'_, Locked>) {
+    fn end_park_locked(&self, inner: &mut DriverGuard<'_, Locked>) {
         inner.end_park();
         self.publish_parked(inner);
     }
@@ -574,7 +574,7 @@ impl Shared {
     /// or `None` if it is not parked or that wake-up is not after `now`
     /// (the caller looks again shortly).
     pub(crate) fn begin_park_unless_busy(&self, now: StdInstant) -> Option<Park> {
-        if let Some(mut inner) = try_lock(&self.inner) {
+        if let Some(mut inner) = self.inner.try_lock() {
             // A batch in flight (the shard's own thread firing what it
             // found due, see `batch.rs`) keeps the shard busy too.
             if !inner.batch.in_flight() {
@@ -602,7 +602,7 @@ impl Shared {
         if hint != NOT_PARKED && hint > now.0 {
             return false;
         }
-        let Some(mut inner) = try_lock(&self.inner) else {
+        let Some(mut inner) = self.inner.try_lock() else {
             return false;
         };
         self.end_park_locked(&mut inner);
@@ -662,7 +662,7 @@ impl Shared {
     /// after [`begin_park`](Shared::begin_park)), or makes the next park
     /// return at once.
     pub(crate) fn unpark(&self) {
-        lock(&self.inner).notified = true;
+        self.inner.lock().notified = true;
         self.wake_parked();
     }
 
@@ -677,7 +677,7 @@ impl Shared {
     /// their tasks poll their timers and learn of it; later use of a timer
     /// bound to it fails. Idempotent.
     pub(crate) fn shutdown(&self) {
-        let mut inner = lock(&self.inner);
+        let mut inner = self.inner.lock();
         if inner.shutdown {
             return;
         }
@@ -697,12 +697,12 @@ impl Shared {
 
     /// Number of pending timers.
     pub(crate) fn len(&self) -> usize {
-        lock(&self.inner).levels.len()
+        self.inner.lock().levels.len()
     }
 
     /// Heap bytes held by the Lawn.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        lock(&self.inner).levels.allocated_bytes()
+        self.inner.lock().levels.allocated_bytes()
     }
 }
 
