@@ -69,6 +69,8 @@ const BACKGROUND: Duration = Duration::from_secs(1);
 /// How long tasks wait for each other at the start before the bench gives
 /// up (they are not on different workers).
 const MEET: Duration = Duration::from_secs(10);
+/// How long a task spins at the start line before it yields to its worker.
+const SPIN: Duration = Duration::from_millis(1);
 
 /// Which runtime a bench runs on.
 #[derive(Clone, Copy)]
@@ -99,7 +101,11 @@ impl Flavor {
 }
 
 /// A start line for `parties` tasks, which wait there by spinning: those
-/// that pass it are running at once, on as many threads.
+/// that pass it are running at once, on as many threads. A task that has
+/// spun for [`SPIN`] yields and spins again: another party may be waiting
+/// on its worker where no other worker can take it (a task that yielded
+/// sits in its worker's deferred list until the worker runs out of work,
+/// in both runtimes), and the yield lets it out.
 #[derive(Clone)]
 struct Meet {
     arrived: Arc<AtomicUsize>,
@@ -114,18 +120,28 @@ impl Meet {
         }
     }
 
-    /// Waits for every party; returns the time they were all there.
-    fn arrive(&self) -> StdInstant {
+    /// Counts this party in.
+    fn arrive(&self) {
         self.arrived.fetch_add(1, SeqCst);
-        let deadline = StdInstant::now() + MEET;
+    }
+
+    /// Spins for at most [`SPIN`] until every party has arrived; the time
+    /// they all were there, or `None` (panics once [`MEET`] has passed
+    /// since `arrived`).
+    fn all_there(&self, arrived: StdInstant) -> Option<StdInstant> {
+        let until = StdInstant::now() + SPIN;
         while self.arrived.load(SeqCst) < self.parties {
+            let now = StdInstant::now();
             assert!(
-                StdInstant::now() < deadline,
+                now < arrived + MEET,
                 "the bench's tasks did not run on different workers at once"
             );
+            if now >= until {
+                return None;
+            }
             std::hint::spin_loop();
         }
-        StdInstant::now()
+        Some(StdInstant::now())
     }
 }
 
@@ -161,6 +177,19 @@ macro_rules! side {
             use $krate::time::{sleep, timeout};
 
             pub const NAME: &str = stringify!($krate);
+
+            /// Arrives at `meet` and waits there for the other parties
+            /// (see [`Meet`]); the time they all were there.
+            async fn meet_up(meet: &Meet) -> StdInstant {
+                meet.arrive();
+                let arrived = StdInstant::now();
+                loop {
+                    if let Some(start) = meet.all_there(arrived) {
+                        return start;
+                    }
+                    yield_now().await;
+                }
+            }
 
             pub fn runtime(flavor: Flavor) -> Runtime {
                 match flavor {
@@ -198,7 +227,7 @@ macro_rules! side {
                 let first = poll_fn(|cx| Poll::Ready(background.as_mut().poll(cx))).await;
                 assert!(first.is_pending(), "the background timer was ready at once");
                 yield_now().await; // the park loop turns once
-                let start = meet.arrive();
+                let start = meet_up(&meet).await;
                 let ready = poll_fn(|cx| {
                     let mut ready = 0;
                     for _ in 0..ops {
@@ -258,7 +287,7 @@ macro_rules! side {
             /// Spawns a sleeper for each of `timers`, awaits them all;
             /// returns its span and how many completed, none early.
             async fn fire_task(meet: Meet, timers: impl Iterator<Item = usize>) -> (Span, usize) {
-                let start = meet.arrive();
+                let start = meet_up(&meet).await;
                 let sleepers: Vec<_> = timers
                     .map(|i| {
                         let nap = Duration::from_millis(1 + (i % 10) as u64);
