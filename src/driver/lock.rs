@@ -7,7 +7,8 @@
 //! the releasing thread must learn, in the same step, whether anyone sleeps
 //! on the lock. On the Intel VM of docs/performance.md a lock-prefixed
 //! instruction costs ~9 ns, and the two releases were ~13 ns of an 86 ns
-//! timeout in lawn_rt's own runtime (see "The driver's lock" there).
+//! timeout in lawn_rt's own runtime (see "The driver's lock releases with a
+//! plain store" there).
 //!
 //! [`DekkerLock`] releases with a plain store. The price is paid by a
 //! thread that must sleep for the lock, which is rare: the driver's
@@ -31,7 +32,10 @@
 //! whichever point of the releasing thread's instructions that barrier
 //! falls at, one of the two orders above holds. Where `membarrier` cannot
 //! be registered (an old kernel, a sandbox that forbids it), both barriers
-//! are full fences, and the release costs what `std`'s does.
+//! are full fences, and the release costs what `std`'s does. Should the
+//! heavy barrier fail once registered (a child after `fork` is not
+//! registered), the sleeper cannot trust its look and sleeps at most 1 ms
+//! at a time before it looks again.
 //!
 //! Under loom the driver takes loom's mutex and condition variable
 //! instead ([`DriverLock`] is an alias chosen here, as `crate::loom`
@@ -111,6 +115,9 @@ impl<T> std::panic::RefUnwindSafe for DekkerLock<T> {}
 /// dropped.
 pub(crate) struct DekkerGuard<'a, T> {
     lock: &'a DekkerLock<T>,
+    /// A guard is shared between threads only as `&T` is (`T: Sync`), as
+    /// `std`'s is: the lock itself is `Sync` for any `T: Send`.
+    _data: std::marker::PhantomData<&'a mut T>,
     /// Loom's record of this access to the cell, ended before the release.
     #[cfg(loom)]
     access: Option<loom::cell::MutPtr<T>>,
@@ -218,6 +225,7 @@ impl<'a, T> DekkerGuard<'a, T> {
     fn new(lock: &'a DekkerLock<T>) -> Self {
         DekkerGuard {
             lock,
+            _data: std::marker::PhantomData,
             #[cfg(loom)]
             access: Some(lock.data.0.get_mut()),
         }
