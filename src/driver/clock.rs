@@ -31,6 +31,64 @@ const MICROSECOND: u64 = 1_000;
 /// A bare `Driver`'s default tick, in nanoseconds.
 const MILLISECOND: u64 = 1_000_000;
 
+/// Division of any `u64` by a constant as a shift, a multiply and a shift.
+/// Written out because the compiler folds `match r { 1_000 => n / 1_000,
+/// r => n / r }` back into one `div` by `r` (both arms divide by `r`): the
+/// runtimes' churn had two `div` instructions per `sleep`, 64-bit ones in
+/// any process up more than 4.3 s (docs/performance.md, "The driver's lock
+/// releases with a plain store").
+#[derive(Clone, Copy)]
+struct ConstDivisor {
+    divisor: u64,
+    /// Trailing zero bits of `divisor`, shifted out first.
+    pre: u32,
+    magic: u64,
+    post: u32,
+}
+
+impl ConstDivisor {
+    /// The multiplier for `divisor` (at compile time: it panics, failing
+    /// the build, if it finds none). With `odd = divisor >> pre`,
+    /// `magic = ceil(2^(64 + post) / odd)` and its error
+    /// `e = magic * odd - 2^(64 + post)`: for `m = n >> pre < 2^(64 - pre)`,
+    /// `magic * m / 2^(64 + post) = m / odd + e * m / (odd * 2^(64 + post))`,
+    /// whose floor is `floor(m / odd)` when `e * m < 2^(64 + post)`, which
+    /// `e <= 2^(post + pre)` ensures; and `floor(m / odd) = floor(n / divisor)`.
+    const fn of(divisor: u64) -> ConstDivisor {
+        assert!(divisor > 1);
+        let pre = divisor.trailing_zeros();
+        let odd = (divisor >> pre) as u128;
+        let mut post = 0;
+        while post < 64 {
+            let power = 1u128 << (64 + post);
+            let magic = power.div_ceil(odd);
+            if magic >= 1 << 64 {
+                break;
+            }
+            if magic * odd - power <= 1 << (post + pre) {
+                return ConstDivisor {
+                    divisor,
+                    pre,
+                    magic: magic as u64,
+                    post,
+                };
+            }
+            post += 1;
+        }
+        panic!("no 64-bit multiplier for this divisor");
+    }
+
+    /// `(n / divisor, n % divisor)`.
+    #[inline(always)]
+    fn parts(self, n: u64) -> (u64, u64) {
+        let q = ((u128::from(n >> self.pre) * u128::from(self.magic)) >> 64) as u64 >> self.post;
+        (q, n - q * self.divisor)
+    }
+}
+
+const BY_MICROSECOND: ConstDivisor = ConstDivisor::of(MICROSECOND);
+const BY_MILLISECOND: ConstDivisor = ConstDivisor::of(MILLISECOND);
+
 pub(crate) struct Clock {
     origin: StdInstant,
     /// `origin` as ns since the counter's estimate's origin (see
@@ -368,10 +426,11 @@ impl Clock {
         // The runtimes' and the foreign shards' tick, and a bare driver's
         // default: a division by a constant is a multiply, where one by a
         // variable is tens of cycles, twice on every `sleep` (its
-        // deadline's ticks and its duration's, or its reference's).
+        // deadline's ticks and its duration's, or its reference's). See
+        // `ConstDivisor` for why the multiply is written out.
         match self.resolution {
-            MICROSECOND => (nanos / MICROSECOND, nanos % MICROSECOND),
-            MILLISECOND => (nanos / MILLISECOND, nanos % MILLISECOND),
+            MICROSECOND => BY_MICROSECOND.parts(nanos),
+            MILLISECOND => BY_MILLISECOND.parts(nanos),
             resolution => (nanos / resolution, nanos % resolution),
         }
     }
@@ -414,6 +473,44 @@ pub(crate) fn checked_add_or_far(t: StdInstant, by: Duration) -> StdInstant {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_constant_divisor_divides_like_div() {
+        for by in [
+            BY_MICROSECOND,
+            BY_MILLISECOND,
+            ConstDivisor::of(3),
+            ConstDivisor::of(10),
+        ] {
+            let d = by.divisor;
+            let mut n: u64 = 0x9E37_79B9_7F4A_7C15;
+            let edges = [
+                0,
+                1,
+                d - 1,
+                d,
+                d + 1,
+                u64::MAX,
+                u64::MAX - 1,
+                u64::MAX / d * d,
+            ]
+            .into_iter()
+            .chain((0..64).flat_map(|bit| {
+                let p = 1u64 << bit;
+                [p - 1, p, p.wrapping_add(1)]
+            }));
+            for n_edge in edges {
+                assert_eq!(by.parts(n_edge), (n_edge / d, n_edge % d), "{n_edge} / {d}");
+            }
+            for _ in 0..200_000 {
+                // xorshift: spread over the whole range.
+                n ^= n << 13;
+                n ^= n >> 7;
+                n ^= n << 17;
+                assert_eq!(by.parts(n), (n / d, n % d), "{n} / {d}");
+            }
+        }
+    }
 
     #[test]
     fn ticks_round_the_right_way() {
