@@ -102,8 +102,6 @@ pub(crate) struct DekkerLock<T> {
 // acquire to its release), so one thread at a time reaches it: the same
 // contract as `std::sync::Mutex`, which is `Sync` for `T: Send`.
 unsafe impl<T: Send> Sync for DekkerLock<T> {}
-// SAFETY: moving the lock moves the data with it, which `T: Send` allows.
-unsafe impl<T: Send> Send for DekkerLock<T> {}
 
 // As `std`'s mutex is (which poisons where this one does not): the
 // driver never leaves its state half-changed across a panic (see
