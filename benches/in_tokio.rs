@@ -528,44 +528,33 @@ fn own_runtime_rows(rounds: usize) {
     );
 }
 
-/// ns per 5 s timeout churned by a task of a lawn_rt current-thread
-/// runtime, with a 1 s timer pending.
-fn own_lawn_rt() -> f64 {
-    let rt = lawn_rt::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("build the lawn_rt runtime");
-    rt.block_on(async {
-        let churner = lawn_rt::spawn(async {
-            let mut pending = pin!(lawn_rt::time::sleep(Duration::from_secs(1)));
-            poll_once(pending.as_mut()).await;
-            // One turn of the driver since (it parks on the earliest timer).
-            lawn_rt::time::sleep(Duration::from_millis(1)).await;
-            let ttl = Duration::from_secs(5);
-            own_churn(|| lawn_rt::time::timeout(ttl, std::future::pending::<()>())).await
-        });
-        churner.await.expect("the churn task panicked")
-    })
+/// `$name()`: ns per 5 s timeout churned by a task of `$krate`'s
+/// current-thread runtime, with a 1 s timer pending (the two crates share
+/// every path used here).
+macro_rules! own_side {
+    ($name:ident, $krate:ident) => {
+        fn $name() -> f64 {
+            let rt = $krate::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect(concat!("build the ", stringify!($krate), " runtime"));
+            rt.block_on(async {
+                let churner = $krate::spawn(async {
+                    let mut pending = pin!($krate::time::sleep(Duration::from_secs(1)));
+                    poll_once(pending.as_mut()).await;
+                    // One turn of the driver since (it parks on the earliest timer).
+                    $krate::time::sleep(Duration::from_millis(1)).await;
+                    let ttl = Duration::from_secs(5);
+                    own_churn(|| $krate::time::timeout(ttl, std::future::pending::<()>())).await
+                });
+                churner.await.expect("the churn task panicked")
+            })
+        }
+    };
 }
 
-/// [`own_lawn_rt`] in tokio's current-thread runtime.
-fn own_tokio() -> f64 {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("build the tokio runtime");
-    rt.block_on(async {
-        let churner = tokio::spawn(async {
-            let mut pending = pin!(tokio::time::sleep(Duration::from_secs(1)));
-            poll_once(pending.as_mut()).await;
-            // One turn of the driver since (it parks on the earliest timer).
-            tokio::time::sleep(Duration::from_millis(1)).await;
-            let ttl = Duration::from_secs(5);
-            own_churn(|| tokio::time::timeout(ttl, std::future::pending::<()>())).await
-        });
-        churner.await.expect("the churn task panicked")
-    })
-}
+own_side!(own_lawn_rt, lawn_rt);
+own_side!(own_tokio, tokio);
 
 /// ns per future of `make`, each polled once and dropped (after a warm-up),
 /// in place: the future is made inside the loop's own state, as a user's
