@@ -34,6 +34,11 @@
 //! `Sleep` or handle is bound to it, so nothing can register there again.
 //!
 //! Ground rules:
+//! - A shard's plan keeps the wake-up planned before (still ahead, and
+//!   earlier than the new plan: the timer a registration unparked the
+//!   thread for may be gone) so that threads making and dropping
+//!   timeouts do not keep the thread turning (see
+//!   `Shared::begin_park_unless_busy`).
 //! - `shards` (a mutex) guards the set. It is held to add a shard and to
 //!   copy or prune the set, never while a shard's lock is taken. A shard
 //!   that joins unparks the thread: a plan made without it cannot see its
@@ -453,6 +458,62 @@ mod tests {
         let mut nap = pin!(sleep(Duration::from_secs(60)));
         let mut cx = Context::from_waker(Waker::noop());
         assert!(nap.as_mut().poll(&mut cx).is_pending());
+    }
+
+    /// The timer thread keeps a wake-up it planned for a timer since
+    /// cancelled (see `Shared::begin_park_unless_busy`): a thread that
+    /// makes and drops timeouts unparks it once, not once a timeout.
+    #[test]
+    fn a_wake_up_planned_for_a_cancelled_timer_is_kept_until_it_passes() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+        use super::super::shared::Registered;
+
+        let unparks = Arc::new(AtomicUsize::new(0));
+        let counted = unparks.clone();
+        let shard = Shared::new(Options {
+            resolution: RESOLUTION,
+            role: Role::Foreign,
+            unpark: Some(Box::new(move || {
+                counted.fetch_add(1, SeqCst);
+            })),
+            slack: TimerSlack::DEFAULT,
+        });
+        let ttl = Duration::from_millis(50);
+        let make_and_drop = || {
+            let now = shard.clock.tick_floor(shard.clock.now());
+            let due = shard.clock.tick_ceil(StdInstant::now() + ttl);
+            match shard.register(due, now, Waker::noop().clone()) {
+                Ok(Registered::Pending(key, _)) => drop(shard.deregister(key)),
+                _ => panic!("a timer {ttl:?} away was not filed"),
+            }
+        };
+        // Nothing pending: the thread plans to sleep until unparked, and
+        // the first timer unparks it.
+        let plan = shard.begin_park_unless_busy(StdInstant::now());
+        assert_eq!(plan, Some(Park::Until(None)));
+        make_and_drop();
+        assert_eq!(unparks.load(SeqCst), 1);
+        // It plans again with that timer gone: it keeps the wake-up, so
+        // the timers made after it unpark nothing.
+        let planned = StdInstant::now();
+        match shard.begin_park_unless_busy(planned) {
+            Some(Park::Until(Some(at))) => assert!(at > planned && at <= planned + ttl),
+            other => panic!("planned {other:?}, not the wake-up kept"),
+        }
+        for _ in 0..1_000 {
+            make_and_drop();
+        }
+        assert_eq!(
+            unparks.load(SeqCst),
+            1,
+            "timeouts made and dropped unparked"
+        );
+        // Once the wake-up has come, the next plan sleeps until unparked.
+        thread::sleep(ttl + Duration::from_millis(5));
+        assert!(shard.end_park_if_due(shard.clock.tick_floor(shard.clock.now())));
+        let plan = shard.begin_park_unless_busy(StdInstant::now());
+        assert_eq!(plan, Some(Park::Until(None)));
     }
 
     #[test]

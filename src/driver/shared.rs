@@ -573,12 +573,34 @@ impl Shared {
     /// registration that needed it, each of which unparked the thread),
     /// or `None` if it is not parked or that wake-up is not after `now`
     /// (the caller looks again shortly).
+    ///
+    /// A wake-up planned before that is still ahead is kept if it is
+    /// earlier than the new plan (the thread wakes then once for nothing):
+    /// a registration lowered it to its deadline and unparked the thread,
+    /// and that timer may be gone (cancelled). Planning anew to "until
+    /// unparked" would have the next such registration unpark the thread
+    /// again, and a thread that makes and drops timeouts would keep the
+    /// timer thread turning (14,000 turns a second in the timeout storm of
+    /// `tests/reliability/storms.rs`, and it then woke its sleeper late).
     pub(crate) fn begin_park_unless_busy(&self, now: StdInstant) -> Option<Park> {
         if let Some(mut inner) = self.inner.try_lock() {
             // A batch in flight (the shard's own thread firing what it
             // found due, see `batch.rs`) keeps the shard busy too.
             if !inner.batch.in_flight() {
-                return Some(self.plan_park(&mut inner, None));
+                let kept = inner
+                    .parked_until
+                    .filter(|&tick| tick != u64::MAX && self.clock.instant_of(Tick(tick)) > now);
+                let park = self.plan_park(&mut inner, None);
+                return Some(match (park, kept) {
+                    (Park::Until(until), Some(kept))
+                        if until.is_none_or(|at| self.clock.tick_ceil(at).0 > kept) =>
+                    {
+                        inner.parked_until = Some(kept);
+                        self.publish_parked(&inner);
+                        Park::Until(Some(self.clock.instant_of(Tick(kept))))
+                    }
+                    _ => park,
+                });
             }
         }
         match self.parked_hint.load(Ordering::Acquire) {
