@@ -587,20 +587,18 @@ impl Shared {
             // A batch in flight (the shard's own thread firing what it
             // found due, see `batch.rs`) keeps the shard busy too.
             if !inner.batch.in_flight() {
+                // The wake-up kept caps the new plan, as a runtime's
+                // event loop caps its own with `max`.
                 let kept = inner
                     .parked_until
-                    .filter(|&tick| tick != u64::MAX && self.clock.instant_of(Tick(tick)) > now);
-                let park = self.plan_park(&mut inner, None);
-                return Some(match (park, kept) {
-                    (Park::Until(until), Some(kept))
-                        if until.is_none_or(|at| self.clock.tick_ceil(at).0 > kept) =>
-                    {
-                        inner.parked_until = Some(kept);
-                        self.publish_parked(&inner);
-                        Park::Until(Some(self.clock.instant_of(Tick(kept))))
-                    }
-                    _ => park,
-                });
+                    .filter(|&tick| tick != u64::MAX)
+                    .and_then(|tick| {
+                        self.clock
+                            .instant_of(Tick(tick))
+                            .checked_duration_since(now)
+                    })
+                    .filter(|left| !left.is_zero());
+                return Some(self.plan_park(&mut inner, kept));
             }
         }
         match self.parked_hint.load(Ordering::Acquire) {
