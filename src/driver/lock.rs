@@ -280,6 +280,24 @@ impl DekkerCondvar {
     /// Releases the lock, sleeps until notified (or spuriously), and takes
     /// the lock again.
     pub(crate) fn wait<'a, T>(&self, guard: DekkerGuard<'a, T>) -> DekkerGuard<'a, T> {
+        self.wait_up_to(guard, None)
+    }
+
+    /// [`wait`](DekkerCondvar::wait) for at most `timeout` (under loom, for
+    /// no time at all: see `crate::loom::wait_timeout`).
+    pub(crate) fn wait_timeout<'a, T>(
+        &self,
+        guard: DekkerGuard<'a, T>,
+        timeout: std::time::Duration,
+    ) -> DekkerGuard<'a, T> {
+        self.wait_up_to(guard, Some(timeout))
+    }
+
+    fn wait_up_to<'a, T>(
+        &self,
+        guard: DekkerGuard<'a, T>,
+        timeout: Option<std::time::Duration>,
+    ) -> DekkerGuard<'a, T> {
         let lock = guard.lock;
         // The deliberately broken variant (`--cfg lawn_rt_broken`,
         // test-only) lets go of the lock first: a notifier can then change
@@ -291,23 +309,14 @@ impl DekkerCondvar {
         } else {
             Some(guard)
         };
+        // Taken before the lock is let go: a notifier, which takes it too,
+        // cannot notify between the release and this thread's wait.
         let parked = lock_std(&self.park);
         drop(guard);
-        drop(wait_std(&self.condvar, parked));
-        lock.lock()
-    }
-
-    /// [`wait`](DekkerCondvar::wait) for at most `timeout` (under loom, for
-    /// no time at all: see `crate::loom::wait_timeout`).
-    pub(crate) fn wait_timeout<'a, T>(
-        &self,
-        guard: DekkerGuard<'a, T>,
-        timeout: std::time::Duration,
-    ) -> DekkerGuard<'a, T> {
-        let lock = guard.lock;
-        let parked = lock_std(&self.park);
-        drop(guard);
-        drop(crate::loom::wait_timeout(&self.condvar, parked, timeout));
+        match timeout {
+            None => drop(wait_std(&self.condvar, parked)),
+            Some(timeout) => drop(crate::loom::wait_timeout(&self.condvar, parked, timeout)),
+        }
         lock.lock()
     }
 
