@@ -12,6 +12,7 @@
 #
 #   scripts/port_service.sh                # every service below
 #   scripts/port_service.sh mini-redis     # one of them
+#   scripts/port_service.sh --prepare mini-redis   # only the published and renamed sources
 #
 # The services:
 # - mini-redis 0.4.1, tokio's example Redis server and client: server,
@@ -36,9 +37,10 @@ services=(
   "bore-cli 0.6.0 --test-threads=1"
 )
 
-port() {
+# Leaves the published source in $work/NAME/original and the renamed
+# copy in $work/NAME/port.
+prepare() {
   local name="$1" version="$2"
-  shift 2
   local dir="$work/$name"
   rm -rf "$dir"
   mkdir -p "$dir/fetch/src"
@@ -64,6 +66,9 @@ EOF
 for p in json.load(sys.stdin)["packages"]:
     if p["name"] == sys.argv[1]:
         print(p["manifest_path"].rsplit("/", 1)[0])' "$name")"
+  cp -r "$src" "$dir/original"
+  rm -f "$dir/original/Cargo.lock"
+  echo "[workspace]" >>"$dir/original/Cargo.toml"
   cp -r "$src" "$dir/port"
   cd "$dir/port"
   rm -f Cargo.lock
@@ -101,10 +106,33 @@ EOF
     echo "port_service: $name: a tokio:: path is left" >&2
     exit 1
   fi
+  cd "$repo"
+}
+
+port() {
+  local name="$1" version="$2"
+  shift 2
+  prepare "$name" "$version"
+  cd "$work/$name/port"
   CARGO_TARGET_DIR="$work/target" cargo test --quiet -- "$@"
   echo "port_service: $name $version passes its own tests on lawn_rt"
   cd "$repo"
 }
+
+if [ "${1:-}" = "--prepare" ]; then
+  # Only the two source trees, for scripts/server_bench.sh.
+  wanted="${2:-}"
+  for service in "${services[@]}"; do
+    # shellcheck disable=SC2086 # an entry's words are its fields
+    set -- $service
+    if [ "$1" = "$wanted" ]; then
+      prepare "$1" "$2"
+      exit 0
+    fi
+  done
+  echo "port_service: --prepare takes a service's name" >&2
+  exit 1
+fi
 
 only="${1:-}"
 ran=0
