@@ -306,9 +306,19 @@ macro_rules! stream_api {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &mut [u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_io(cx, $crate::runtime::io::Direction::Read, |mut stream| {
+                let len = buf.len();
+                self.io.poll_transfer(cx, $crate::runtime::io::Direction::Read, len, |mut stream| {
                     ::std::io::Read::read(&mut stream, buf)
                 })
+            }
+
+            #[cfg(feature = "tokio-io")]
+            pub(crate) fn poll_read_buf_priv(
+                &self,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &mut ::tokio::io::ReadBuf<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                self.io.poll_read_stream(cx, buf)
             }
 
             pub(crate) fn poll_write_priv(
@@ -316,7 +326,8 @@ macro_rules! stream_api {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &[u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_io(cx, $crate::runtime::io::Direction::Write, |mut stream| {
+                let len = buf.len();
+                self.io.poll_transfer(cx, $crate::runtime::io::Direction::Write, len, |mut stream| {
                     ::std::io::Write::write(&mut stream, buf)
                 })
             }
@@ -326,7 +337,14 @@ macro_rules! stream_api {
                 cx: &mut ::std::task::Context<'_>,
                 bufs: &[::std::io::IoSlice<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_io(cx, $crate::runtime::io::Direction::Write, |mut stream| {
+                // A call writes at most IOV_MAX slices (16 at the least,
+                // by POSIX): past that, a short write says nothing of the
+                // send buffer, and 0 turns the clearing off.
+                let len = match bufs.len() <= 16 {
+                    true => bufs.iter().map(|buf| buf.len()).sum(),
+                    false => 0,
+                };
+                self.io.poll_transfer(cx, $crate::runtime::io::Direction::Write, len, |mut stream| {
                     ::std::io::Write::write_vectored(&mut stream, bufs)
                 })
             }

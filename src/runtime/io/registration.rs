@@ -21,7 +21,7 @@ use std::task::{ready, Context, Poll};
 use mio::event::Source;
 use mio::Interest;
 
-use super::readiness::{ReadyEvent, ScheduledIo, WaiterKey};
+use super::readiness::{Ready, ReadyEvent, ScheduledIo, WaiterKey};
 use super::{current, shut_down_error, Direction, Driver};
 use crate::coop;
 
@@ -145,7 +145,42 @@ impl<S: Source> Registration<S> {
         cx: &mut Context<'_>,
         direction: Direction,
         key: WaiterKey,
+        op: impl FnMut(&S) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        self.poll_io_until_drained(cx, direction, key, op, |_| false)
+    }
+
+    /// [`poll_io`](Self::poll_io) for a byte stream's read or write of
+    /// `len` bytes. A transfer that moves some bytes but fewer than asked
+    /// has drained the receive buffer (a read) or filled the send buffer (a
+    /// write), so it clears the readiness it used: the next operation waits
+    /// for the edge-triggered event that reports new data or room, instead
+    /// of first making a call that can only say `WouldBlock`. (Not for
+    /// datagrams: a short datagram says nothing of what is queued behind
+    /// it.)
+    pub(crate) fn poll_transfer(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        len: usize,
+        op: impl FnMut(&S) -> io::Result<usize>,
+    ) -> Poll<io::Result<usize>> {
+        let drained = |&n: &usize| n > 0 && n < len;
+        self.poll_io_until_drained(cx, direction, WaiterKey::Poll, op, drained)
+    }
+
+    /// The loop behind [`poll_io`](Self::poll_io): after an operation
+    /// that succeeds and `drained` says has used up the readiness, only the
+    /// readable or writable bit it saw is cleared (a closed half or an
+    /// error stays for the next operation to report), and only if no event
+    /// arrived meanwhile.
+    fn poll_io_until_drained<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        key: WaiterKey,
         mut op: impl FnMut(&S) -> io::Result<R>,
+        drained: impl Fn(&R) -> bool,
     ) -> Poll<io::Result<R>> {
         loop {
             let event = ready!(self.poll_ready_as(cx, direction, key))?;
@@ -154,6 +189,9 @@ impl<S: Source> Registration<S> {
                     self.clear_readiness(event);
                 }
                 done => {
+                    if matches!(&done, Ok(out) if drained(out)) {
+                        self.clear_readiness(event.only(Ready::READABLE | Ready::WRITABLE));
+                    }
                     coop::made_progress();
                     return Poll::Ready(done);
                 }
