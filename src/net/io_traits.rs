@@ -29,11 +29,7 @@ macro_rules! impl_async_read {
                 cx: &mut ::std::task::Context<'_>,
                 buf: &mut ::tokio::io::ReadBuf<'_>,
             ) -> ::std::task::Poll<::std::io::Result<()>> {
-                let read = ::std::task::ready!(self
-                    .stream()
-                    .poll_read_priv(cx, buf.initialize_unfilled()))?;
-                buf.advance(read);
-                ::std::task::Poll::Ready(Ok(()))
+                self.stream().poll_read_buf_priv(cx, buf)
             }
         }
     )*};

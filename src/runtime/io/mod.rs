@@ -34,6 +34,8 @@ mod pipe;
 mod readiness;
 mod registration;
 mod slots;
+#[cfg(all(feature = "tokio-io", any(target_os = "linux", target_os = "android")))]
+mod uninit;
 
 use std::io;
 use std::sync::Arc;

@@ -218,6 +218,35 @@ impl<S: Source> Registration<S> {
         Poll::Ready(Ok(result))
     }
 
+    /// A byte stream's read into `buf`, as tokio's `AsyncRead` asks for
+    /// it, through [`poll_transfer`](Self::poll_transfer): into `buf`'s
+    /// uninitialized part as it is (see `uninit.rs`) where the platform
+    /// has `read(2)` through rustix, else zeroed first.
+    #[cfg(feature = "tokio-io")]
+    pub(crate) fn poll_read_stream(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>>
+    where
+        for<'a> &'a S: io::Read,
+        S: std::os::fd::AsFd,
+    {
+        let len = buf.remaining();
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let read = self.poll_transfer(cx, Direction::Read, len, |source| {
+            super::uninit::read_into(source, buf)
+        });
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let read = self.poll_transfer(cx, Direction::Read, len, |mut source| {
+            let n = io::Read::read(&mut source, buf.initialize_unfilled())?;
+            buf.advance(n);
+            Ok(n)
+        });
+        ready!(read)?;
+        Poll::Ready(Ok(()))
+    }
+
     /// Runs the non-blocking `op` once if the source is ready in
     /// `direction` now, without waiting (a `WouldBlock` error if it is
     /// not); on `WouldBlock` from `op`, clears the readiness it saw, as
