@@ -37,7 +37,10 @@
 //!   the task or the pusher sees the worker and, under the `idle` lock,
 //!   takes it off the list and wakes it (loom model 13). A worker is woken
 //!   only when a task is queued that no running worker is about to take
-//!   (inject pushes, or a second task in a running worker's queue).
+//!   (inject pushes, or a second task in a running worker's queue). The
+//!   tasks a park step wakes (its I/O events, timers and yielded tasks)
+//!   come in a batch: they are queued without a notification, and the
+//!   step ends with one if they left the worker more than one task.
 //! - **Shutdown:** sets `shutdown` and wakes every worker; the last worker
 //!   to leave its loop cancels every task and shuts the drivers down.
 //!   `Runtime::drop` joins the workers' threads (unless it runs on one of
@@ -166,6 +169,10 @@ crate::loom::const_thread_local! {
     /// thread starts): whose core `CORE` holds, whatever runtime a task
     /// has entered since.
     static WORKER_OF: RefCell<Option<Arc<MultiThread>>> = RefCell::new(None);
+    /// Whether this worker is in its park step, where the tasks its events,
+    /// timers and yields wake are queued without notifying anyone until
+    /// the step ends.
+    static PARKING: Cell<bool> = Cell::new(false);
 }
 
 /// What only the worker's own thread touches (the thread that holds it).
@@ -393,7 +400,9 @@ impl MultiThread {
         remote.len.store(len, SeqCst);
         drop(queue);
         // The worker itself takes the first; a second can go elsewhere.
-        if len > 1 {
+        // While the worker parks, its events and timers wake tasks in a
+        // batch: one notification after the batch (`park`) serves it.
+        if len > 1 && !PARKING.with(Cell::get) {
             self.notify_one();
         }
     }
@@ -628,13 +637,33 @@ impl MultiThread {
         }
     }
 
-    /// One park step (see the module docs): block if `idle` and nothing is
-    /// queued anywhere, else only look for events; then fire this shard's
-    /// due timers and wake the tasks that yielded. An idle step runs the
-    /// park hook first (a task it spawns lands in this worker's queue,
-    /// which `list_parked` looks at, so the worker does not block) and the
-    /// unpark hook last.
+    /// One park step (see the module docs), and then one notification of
+    /// a parked worker if the step left this worker more than one task.
     fn park(&self, core: &mut Core, idle: bool) {
+        struct Parking;
+        impl Drop for Parking {
+            fn drop(&mut self) {
+                PARKING.with(|parking| parking.set(false));
+            }
+        }
+        let parking = Parking;
+        PARKING.with(|parking| parking.set(true));
+        self.park_step(core, idle);
+        drop(parking);
+        // The notification the step's wake-ups held back: the worker takes
+        // the first task, another worker may take the rest.
+        if self.workers[core.index].len.load(SeqCst) > 1 {
+            self.notify_one();
+        }
+    }
+
+    /// The park step itself: block if `idle` and nothing is queued
+    /// anywhere, else only look for events; then fire this shard's due
+    /// timers and wake the tasks that yielded. An idle step runs the park
+    /// hook first (a task it spawns lands in this worker's queue, which
+    /// `list_parked` looks at, so the worker does not block) and the
+    /// unpark hook last.
+    fn park_step(&self, core: &mut Core, idle: bool) {
         if idle {
             self.hooks.parking();
         }
