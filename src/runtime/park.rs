@@ -6,8 +6,8 @@
 //! 200 µs sleep would wake a millisecond late. Instead the park arms a
 //! timerfd (nanosecond resolution, no timer slack) for the deadline and
 //! polls with no timeout; the timerfd's readiness ends the poll. It is armed
-//! only when the deadline changes, so a busy park loop costs one
-//! `epoll_wait` per turn, not two system calls.
+//! only when the deadline comes before the one it is armed for, so a busy
+//! park loop costs one `epoll_wait` per turn, not two system calls.
 //!
 //! A timer wake-up is punctual: the timerfd is armed a learnt estimate of
 //! the kernel's wake-up latency early and the last µs are spun (see
@@ -121,7 +121,7 @@ impl Parker {
         if !real || cfg!(not(any(target_os = "linux", target_os = "android"))) {
             // A clock that jumps (or no timerfd): wake at the deadline.
             self.punctual.armed = None;
-            let timeout = self.arm(until, left);
+            let (timeout, _) = self.arm(until, left);
             return self.poll(timeout);
         }
         if left <= early {
@@ -131,8 +131,10 @@ impl Parker {
             return spin_until(until);
         }
         let expiry = until - early;
-        let timeout = self.arm(expiry, left - early);
-        self.punctual.armed = Some((expiry, until));
+        let (timeout, exact) = self.arm(expiry, left - early);
+        // A wake-up kept from an earlier plan comes before this one's:
+        // nothing to learn or spin for then.
+        self.punctual.armed = exact.then_some((expiry, until));
         self.poll(timeout);
         if let Some((expiry, at)) = self.punctual.armed.take() {
             // Only a wake-up by the timerfd was for the deadline: an event
@@ -200,20 +202,21 @@ impl Parker {
         }
     }
 
-    /// Arranges a wake-up at `until` (`left` from now); returns the poll
-    /// timeout to use.
+    /// Arranges a wake-up at `until` (`left` from now), or keeps an
+    /// earlier one (see `TimerFd::arm`); returns the poll timeout to use
+    /// and whether the wake-up is at `until` itself.
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn arm(&mut self, until: StdInstant, left: Duration) -> Option<Duration> {
+    fn arm(&mut self, until: StdInstant, left: Duration) -> (Option<Duration>, bool) {
         match self.timer.arm(until, left) {
-            Ok(()) => None,
+            Ok(armed) => (None, armed == until),
             // Cannot arm: fall back to epoll's millisecond timeout.
-            Err(_) => Some(left),
+            Err(_) => (Some(left), true),
         }
     }
 
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    fn arm(&mut self, _until: StdInstant, left: Duration) -> Option<Duration> {
-        Some(left)
+    fn arm(&mut self, _until: StdInstant, left: Duration) -> (Option<Duration>, bool) {
+        (Some(left), true)
     }
 }
 
@@ -249,9 +252,17 @@ mod timerfd {
             Ok(TimerFd { fd, armed: None })
         }
 
-        pub(super) fn arm(&mut self, until: StdInstant, left: Duration) -> io::Result<()> {
-            if self.armed == Some(until) {
-                return Ok(());
+        /// Arms it for `until`, unless it is armed for `until` or an
+        /// earlier instant and has not reported that yet: that wake-up
+        /// comes first, and the loop plans again then. A server's earliest
+        /// timer changes on nearly every park (a request's timeout is
+        /// cancelled, the next one's is later); keeping the wake-up
+        /// planned for a timer since cancelled costs one empty turn when
+        /// it comes, re-arming costs a system call on every park. Returns
+        /// the instant it is armed for.
+        pub(super) fn arm(&mut self, until: StdInstant, left: Duration) -> io::Result<StdInstant> {
+            if let Some(armed) = self.armed.filter(|&armed| armed <= until) {
+                return Ok(armed);
             }
             let value = Itimerspec {
                 it_interval: Timespec {
@@ -265,7 +276,7 @@ mod timerfd {
             };
             timerfd_settime(&self.fd, TimerfdTimerFlags::empty(), &value)?;
             self.armed = Some(until);
-            Ok(())
+            Ok(until)
         }
 
         pub(super) fn fired(&mut self) {
