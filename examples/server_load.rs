@@ -6,6 +6,7 @@
 //! ```text
 //! cargo run --release --example server_load                 # 50k/s and 200k/s, 3 rounds
 //! cargo run --release --example server_load -- --rate 50000 --secs 4 --rounds 5
+//! cargo run --release --example server_load -- --shape short          # short timers
 //! cargo run --release --example server_load -- --child lawn_rt --rate 50000   # one run
 //! ```
 //!
@@ -19,6 +20,10 @@
 //!   the timeout is cancelled;
 //! * **an idle connection** (1 in 4): an idle timeout of 200–1,000 ms
 //!   (uniform, whole µs) that fires.
+//!
+//! `--shape short` makes most timers short, as a service with tight
+//! deadlines has them: jobs of 0.1–4 ms under a 5 ms `timeout`, idle
+//! timeouts of 5–50 ms.
 //!
 //! Both runtimes are current-thread with `enable_all`; the workload is one
 //! macro body compiled against each crate path.
@@ -45,7 +50,7 @@ use lawn_rt::runtime::TimerSlack;
 
 const USAGE: &str = "\
 usage: server_load [--rate N[,N...]] [--secs S] [--rounds R] [--resolution-us N]
-                   [--slack DIVISOR,CAP_US | --slack none]
+                   [--shape default|short] [--slack DIVISOR,CAP_US | --slack none]
        server_load --child lawn_rt|tokio [--rate N] [--secs S] [...]
 
   --rate N,...      requests per second (default 50000,200000)
@@ -54,17 +59,54 @@ usage: server_load [--rate N[,N...]] [--secs S] [--rounds R] [--resolution-us N]
   --rounds R        A B pairs per rate (default 3)
   --resolution-us N lawn_rt's Builder::timer_resolution (default: the
                     runtime's default)
+  --shape NAME      default (jobs 1-60 ms under 100 ms, idle 200-1000 ms) or
+                    short (jobs 0.1-4 ms under 5 ms, idle 5-50 ms)
   --slack D,C|none  lawn_rt's Builder::timer_slack: TimerSlack::new(D, C µs),
                     or TimerSlack::NONE (default: TimerSlack::DEFAULT)
   --child RT        run one side in this process and print its figures";
 
 /// Percent of tasks that are requests; the rest are idle connections.
 const REQUEST_PERCENT: u64 = 75;
-const JOB_MIN_US: u64 = 1_000;
-const JOB_MAX_US: u64 = 60_000;
-const REQUEST_TIMEOUT: Duration = Duration::from_millis(100);
-const IDLE_MIN_US: u64 = 200_000;
-const IDLE_MAX_US: u64 = 1_000_000;
+
+/// The timers' lengths.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    name: &'static str,
+    job_us: (u64, u64),
+    request_timeout: Duration,
+    idle_us: (u64, u64),
+}
+
+/// Mostly tens of ms: jobs of 1–60 ms under 100 ms, idle 200–1,000 ms.
+const DEFAULT_SHAPE: Shape = Shape {
+    name: "default",
+    job_us: (1_000, 60_000),
+    request_timeout: Duration::from_millis(100),
+    idle_us: (200_000, 1_000_000),
+};
+
+/// Mostly under 5 ms: jobs of 0.1–4 ms under 5 ms, idle 5–50 ms.
+const SHORT_SHAPE: Shape = Shape {
+    name: "short",
+    job_us: (100, 4_000),
+    request_timeout: Duration::from_millis(5),
+    idle_us: (5_000, 50_000),
+};
+
+impl Shape {
+    fn parse(name: &str) -> Option<Shape> {
+        [DEFAULT_SHAPE, SHORT_SHAPE]
+            .into_iter()
+            .find(|shape| shape.name == name)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "75% jobs of {}-{} µs under a {:?} timeout, 25% idle timeouts of {}-{} µs",
+            self.job_us.0, self.job_us.1, self.request_timeout, self.idle_us.0, self.idle_us.1
+        )
+    }
+}
 
 /// Lateness histogram: 1 µs buckets up to 100 ms, then one overflow bucket.
 const BUCKETS: usize = 100_000;
@@ -147,7 +189,7 @@ macro_rules! workload {
         use super::*;
         use $rt::time::{interval, sleep_until, timeout, Instant};
 
-        pub async fn run(rate: u64, secs: u64, stats: &'static Stats) {
+        pub async fn run(rate: u64, secs: u64, shape: Shape, stats: &'static Stats) {
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
             let mut tick = interval(Duration::from_millis(1));
             let ticks = secs * 1_000;
@@ -159,13 +201,11 @@ macro_rules! workload {
                 while owed >= 1_000 {
                     owed -= 1_000;
                     let job = rng.below(100) < REQUEST_PERCENT;
-                    let after = if job {
-                        rng.between_us(JOB_MIN_US, JOB_MAX_US)
-                    } else {
-                        rng.between_us(IDLE_MIN_US, IDLE_MAX_US)
-                    };
+                    let (min, max) = if job { shape.job_us } else { shape.idle_us };
+                    let after = rng.between_us(min, max);
                     stats.spawned.fetch_add(1, Relaxed);
-                    tasks.push($rt::spawn(task(job, after, stats)));
+                    let limit = shape.request_timeout;
+                    tasks.push($rt::spawn(task(job, after, limit, stats)));
                 }
             }
             for task in tasks {
@@ -173,10 +213,10 @@ macro_rules! workload {
             }
         }
 
-        async fn task(job: bool, after: Duration, stats: &'static Stats) {
+        async fn task(job: bool, after: Duration, limit: Duration, stats: &'static Stats) {
             let deadline = Instant::now() + after;
             if job {
-                match timeout(REQUEST_TIMEOUT, sleep_until(deadline)).await {
+                match timeout(limit, sleep_until(deadline)).await {
                     Ok(()) => stats.fired(deadline.into_std(), std::time::Instant::now()),
                     Err(_) => {
                         stats.timed_out.fetch_add(1, Relaxed);
@@ -199,7 +239,7 @@ mod on_tokio {
 }
 
 /// One side, in this process: prints `key=value` figures on one line.
-fn child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> ExitCode {
+fn child(runtime: &str, rate: u64, secs: u64, shape: Shape, lawn: &LawnOptions) -> ExitCode {
     let stats = Stats::leak();
     let (cpu0, csw0) = usage();
     let wall = std::time::Instant::now();
@@ -214,14 +254,14 @@ fn child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> ExitCode {
                 builder.timer_slack(slack);
             }
             let rt = builder.build().expect("build the lawn_rt runtime");
-            rt.block_on(on_lawn_rt::run(rate, secs, stats));
+            rt.block_on(on_lawn_rt::run(rate, secs, shape, stats));
         }
         "tokio" => {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .expect("build the tokio runtime");
-            rt.block_on(on_tokio::run(rate, secs, stats));
+            rt.block_on(on_tokio::run(rate, secs, shape, stats));
         }
         other => {
             eprintln!("server_load: unknown runtime `{other}`\n\n{USAGE}");
@@ -267,7 +307,7 @@ struct Figures {
     lost: f64,
 }
 
-fn run_child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> Figures {
+fn run_child(runtime: &str, rate: u64, secs: u64, shape: Shape, lawn: &LawnOptions) -> Figures {
     let exe = std::env::current_exe().expect("this program's path");
     let mut cmd = Command::new(exe);
     cmd.args([
@@ -277,6 +317,8 @@ fn run_child(runtime: &str, rate: u64, secs: u64, lawn: &LawnOptions) -> Figures
         &rate.to_string(),
         "--secs",
         &secs.to_string(),
+        "--shape",
+        shape.name,
     ]);
     if let Some(resolution) = lawn.resolution {
         cmd.args(["--resolution-us", &resolution.as_micros().to_string()]);
@@ -308,6 +350,7 @@ fn main() -> ExitCode {
     let mut rates = vec![50_000, 200_000];
     let (mut secs, mut rounds, mut child_rt) = (3, 3, None);
     let mut lawn = LawnOptions::default();
+    let mut shape = DEFAULT_SHAPE;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_default();
@@ -342,6 +385,14 @@ fn main() -> ExitCode {
                 lawn.slack = Some(slack);
                 lawn.slack_arg = Some(arg);
             }
+            "--shape" => {
+                let name = value();
+                let Some(named) = Shape::parse(&name) else {
+                    eprintln!("server_load: --shape takes default or short\n\n{USAGE}");
+                    return ExitCode::from(2);
+                };
+                shape = named;
+            }
             "--child" => child_rt = Some(value()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -358,12 +409,12 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     if let Some(runtime) = child_rt {
-        return child(&runtime, rates[0], secs, &lawn);
+        return child(&runtime, rates[0], secs, shape, &lawn);
     }
     println!(
-        "server_load: {secs} s of arrivals, 75% jobs of 1-60 ms under a 100 ms timeout, 25% \
-         idle timeouts of 200-1000 ms; current-thread runtimes; {rounds} rounds, A B A B, \
-         medians (ratio: median of per-round lawn_rt/tokio)\n"
+        "server_load: {secs} s of arrivals, {}; current-thread runtimes; {rounds} rounds, A B \
+         A B, medians (ratio: median of per-round lawn_rt/tokio)\n",
+        shape.describe()
     );
     println!(
         "| rate/s | runtime | CPU s | parks | lateness p50 µs | p99 µs | max µs | early | lost |"
@@ -374,8 +425,8 @@ fn main() -> ExitCode {
         let mut lawn_runs = Vec::new();
         let mut tokio = Vec::new();
         for _ in 0..rounds {
-            lawn_runs.push(run_child("lawn_rt", rate, secs, &lawn));
-            tokio.push(run_child("tokio", rate, secs, &lawn));
+            lawn_runs.push(run_child("lawn_rt", rate, secs, shape, &lawn));
+            tokio.push(run_child("tokio", rate, secs, shape, &lawn));
         }
         let col = |runs: &[Figures], f: fn(&Figures) -> f64| median(runs.iter().map(f).collect());
         let ratio = |f: fn(&Figures) -> f64| {
