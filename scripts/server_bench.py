@@ -224,10 +224,10 @@ def report(title, results):
         tokio = med["tokio"][k]
         ratios.append(f"{med['lawn_rt'][k] / tokio:.2f}x" if tokio else "-")
     print("| ratio | " + " | ".join(ratios) + " |")
-    notes = {r.get("note", "").strip() for rounds in results.values() for r in rounds}
-    notes.discard("")
-    for note in sorted(notes):
-        print(f"\nclient said: {note}")
+    for rt, rounds in results.items():
+        for i, r in enumerate(rounds):
+            if r.get("note", "").strip():
+                print(f"\n{rt}, round {i + 1}: the client reported {r['note'].strip()}")
     sys.stdout.flush()
 
 
