@@ -95,12 +95,14 @@
 //! wakes the waiting tasks after releasing its locks.
 #![deny(missing_docs)]
 // No `unsafe` code but where a module allows it and names, in its docs, the
-// benchmark that justified it. Two modules do: `driver/tsc.rs`, one block,
+// benchmark that justified it. Three modules do: `driver/tsc.rs`, one block,
 // `rdtsc` (the CPU's counter, for `sleep(d)`'s `now`; see
 // docs/performance.md, "The deadline's clock read from the CPU's counter"),
-// and `driver/lock.rs`, the driver's lock, whose data cell is reached
+// `driver/lock.rs`, the driver's lock, whose data cell is reached
 // through its guard (see docs/performance.md, "The driver's lock releases
-// with a plain store").
+// with a plain store"), and `runtime/io/uninit.rs`, reads into a tokio
+// `ReadBuf`'s uninitialized part (see docs/performance.md, "Servers under
+// real clients").
 // The other allowance is not code (SAFETY: nothing relies on it):
 // `io::unix::AsyncFd::register` and `register_with_interest` are declared
 // unsafe only because tokio 1.54's are, and their bodies are safe calls.
