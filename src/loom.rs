@@ -11,9 +11,7 @@
 //! from its `Arc` through `std::task::Wake`, which needs `std`'s, and the
 //! rest shares those types); loom then models their accesses, not their
 //! reference counts. Process-wide id counters (task ids, shard groups)
-//! are `std` atomics: they are no hand-off, and loom's cannot be statics;
-//! so is the flag that says the process registered for `membarrier`
-//! (`driver/lock.rs`), set once before any lock exists.
+//! are `std` atomics: they are no hand-off, and loom's cannot be statics.
 
 #[cfg(loom)]
 pub(crate) use loom::{

@@ -896,40 +896,6 @@ pub fn owner_fires_vs_timer_thread() {
     assert_released(&kept);
 }
 
-/// Model 24, the driver's lock: two threads add to a count behind the
-/// driver's lock (`lock.rs`), each reading and writing it in two steps,
-/// while the main thread looks with `try_lock`. A thread that finds the
-/// lock taken spins no further under loom: it announces itself as a
-/// sleeper and sleeps, and the holder's release (a plain store, then a
-/// look at the sleepers) must wake it. No interleaving loses an addition
-/// (loom's cell also fails two threads inside at once), and nobody sleeps
-/// forever (loom reports a deadlock).
-pub fn driver_lock_handoff() {
-    let count = Arc::new(model::LockedCount::new());
-    let adder = {
-        let count = count.clone();
-        thread::spawn(move || count.add())
-    };
-    let mine = count.add();
-    let theirs = adder.join().unwrap();
-    assert_eq!(mine.max(theirs), 2, "an addition was lost");
-    assert_eq!(mine.min(theirs), 1, "an addition was lost");
-    assert_eq!(count.try_get(), Some(2), "the lock was not released");
-}
-
-/// Model 24b, the driver lock's condition variable: the main thread
-/// sleeps on it until another thread's addition (made under the lock,
-/// notified after it). Nobody sleeps forever.
-pub fn driver_condvar_wait() {
-    let count = Arc::new(model::LockedCount::new());
-    let adder = {
-        let count = count.clone();
-        thread::spawn(move || count.add())
-    };
-    count.wait_for(1);
-    assert_eq!(adder.join().unwrap(), 1);
-}
-
 /// A foreign timer thread's turn without its sleep: plans, fires what is
 /// due, prunes. (A whole turn with nothing pending sleeps until unparked:
 /// a model's main thread only fires.)

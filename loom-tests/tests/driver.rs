@@ -43,13 +43,3 @@ fn model_4b_repoll_vs_expiry() {
 fn model_5_shutdown_vs_registration() {
     model(shutdown_vs_registration);
 }
-
-#[test]
-fn model_24_driver_lock_handoff() {
-    model(driver_lock_handoff);
-}
-
-#[test]
-fn model_24b_driver_condvar_wait() {
-    model(driver_condvar_wait);
-}

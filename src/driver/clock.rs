@@ -91,10 +91,6 @@ const BY_MILLISECOND: ConstDivisor = ConstDivisor::of(MILLISECOND);
 
 pub(crate) struct Clock {
     origin: StdInstant,
-    /// `origin` as ns since the counter's estimate's origin (see
-    /// `driver/tsc.rs`), which is never later: a `sleep`'s ticks then come
-    /// from the estimate's ns with no instant subtracted.
-    counter_origin_ns: Option<u64>,
     /// Nanoseconds per tick, at least 1.
     resolution: u64,
     paused_ever: AtomicBool,
@@ -199,15 +195,10 @@ impl Clock {
     pub(crate) fn new(resolution: Duration) -> Clock {
         debug_assert!(!resolution.is_zero() && resolution <= MAX_RESOLUTION);
         let before = Coarse::before();
-        // The counter's origin first, so this clock's is not before it.
-        let counter_origin = super::tsc::origin();
         let origin = StdInstant::now();
         let resolution = resolution.as_nanos() as u64;
         Clock {
             origin,
-            counter_origin_ns: origin
-                .checked_duration_since(counter_origin)
-                .and_then(|since| u64::try_from(since.as_nanos()).ok()),
             resolution,
             paused_ever: AtomicBool::new(false),
             state: Mutex::new(State {
@@ -273,63 +264,13 @@ impl Clock {
     }
 
     /// The deadline of `sleep(d)` made now (`d` at most `FAR_FUTURE`), a
-    /// tick the clock has reached and the tick the deadline rounds up to.
-    /// The deadline is `now + d` for a time `now` at or after the clock's
-    /// now: exact for a paused clock and a `d` under
-    /// [`tsc::MIN_DURATION`](super::tsc::MIN_DURATION) (10 ms); else up to
-    /// 24 µs ahead, from the CPU's counter where it is the kernel's clock
-    /// (see `driver/tsc.rs`), and the tick reached is that of the
-    /// estimate's reference read.
-    //
-    // Always inlined, with the counter's path below it: out of line, its
-    // result goes through memory (a current-thread runtime's churn from a
-    // user's crate: 184.9 ns inlined against 190.7; docs/performance.md).
-    // From the counter, the ticks come from the estimate's ns, one add and
-    // two divisions by a constant, with no instant subtracted: that and
-    // the instant additions it spares cost ~8 ns of a ~110 ns churn
-    // (docs/performance.md, "A task's waker kept for its next timer").
+    /// tick the clock has reached and the tick the deadline rounds up to:
+    /// `now + d` from the clock's [`now`](Clock::now).
     #[inline(always)]
     pub(crate) fn sleep_deadline(&self, d: Duration) -> (StdInstant, Tick, Tick) {
-        let (now, width) =
-            if d < super::tsc::MIN_DURATION || self.paused_ever.load(Ordering::Acquire) {
-                (self.now(), Duration::ZERO)
-            } else {
-                match super::tsc::upper_now_parts() {
-                    Ok((at, at_ns, ahead)) => {
-                        if let Some(parts) = self.deadline_from_counter(at, at_ns, ahead, d) {
-                            return parts;
-                        }
-                        let ahead = Duration::from_nanos(ahead);
-                        (at + ahead, ahead)
-                    }
-                    Err(counter) => (super::tsc::precise_now(counter), Duration::ZERO),
-                }
-            };
-        let deadline = checked_add_or_far(now, d);
-        let (from, due) = self.ticks_before_and_ceil(deadline, d + width);
+        let deadline = checked_add_or_far(self.now(), d);
+        let (from, due) = self.ticks_before_and_ceil(deadline, d);
         (deadline, from, due)
-    }
-
-    /// [`sleep_deadline`](Clock::sleep_deadline) from the counter's bound
-    /// `at + ahead` (`at` a precise read, `at_ns` the same as ns since the
-    /// counter's origin): the deadline `at + ahead + d`, the tick of `at`
-    /// and the deadline's tick rounded up, exactly as from the instants;
-    /// `None` if `at` is before this clock's origin (a reference read
-    /// before the clock was made) or the ns do not fit.
-    #[inline(always)]
-    fn deadline_from_counter(
-        &self,
-        at: StdInstant,
-        at_ns: u64,
-        ahead: u64,
-        d: Duration,
-    ) -> Option<(StdInstant, Tick, Tick)> {
-        let since = at_ns.checked_sub(self.counter_origin_ns?)?;
-        let after = ahead.checked_add(u64::try_from(d.as_nanos()).ok()?)?;
-        let (from, _) = self.parts_ns(since);
-        let (floor, rem) = self.parts_ns(since.checked_add(after)?);
-        let due = floor.saturating_add(u64::from(rem != 0));
-        Some((at + Duration::from_nanos(after), Tick(from), Tick(due)))
     }
 
     /// Whether the clock has ever been paused (then its instants may run
@@ -566,52 +507,6 @@ mod tests {
     }
 
     #[test]
-    fn a_sleeps_ticks_from_the_counter_agree_with_the_instants() {
-        let counter_origin = super::super::tsc::origin();
-        for resolution in [1, 999, 1_000, 1_000_000] {
-            let clock = Clock::new(Duration::from_nanos(resolution));
-            let origin_ns = clock
-                .counter_origin_ns
-                .expect("made after the counter's origin");
-            assert_eq!(
-                counter_origin + Duration::from_nanos(origin_ns),
-                clock.origin
-            );
-            for x in [0, 1, 999, 1_000, 1_001, 2_500_000, 3_000_000_007] {
-                let at = clock.origin + Duration::from_nanos(x);
-                let at_ns = origin_ns + x;
-                for ahead in [0, 1, 999, 22_000, 24_000] {
-                    for d in [
-                        Duration::from_millis(10),
-                        Duration::from_nanos(10_000_001),
-                        Duration::from_secs(5),
-                        Duration::from_secs(3_600) + Duration::from_nanos(7),
-                        FAR_FUTURE,
-                    ] {
-                        let got = clock.deadline_from_counter(at, at_ns, ahead, d);
-                        let ahead = Duration::from_nanos(ahead);
-                        let deadline = checked_add_or_far(at + ahead, d);
-                        let (from, due) = clock.ticks_before_and_ceil(deadline, d + ahead);
-                        assert_eq!(got, Some((deadline, from, due)), "{resolution} {x} {d:?}");
-                        assert_eq!(from, clock.tick_floor(at));
-                        assert_eq!(due, clock.tick_ceil(deadline));
-                    }
-                }
-            }
-            // A reference read before this clock was made: from the
-            // instants instead.
-            if origin_ns > 0 {
-                let before = clock.origin - Duration::from_nanos(1);
-                let d = Duration::from_secs(5);
-                assert_eq!(
-                    clock.deadline_from_counter(before, origin_ns - 1, 0, d),
-                    None
-                );
-            }
-        }
-    }
-
-    #[test]
     fn a_sleeps_deadline_is_never_early_nor_far_late() {
         let clock = Clock::new(Duration::from_micros(1));
         for d in [
@@ -628,7 +523,7 @@ mod tests {
                     "early by {:?}",
                     before + d - deadline
                 );
-                assert!(deadline <= after + d + super::super::tsc::MAX_AHEAD);
+                assert!(deadline <= after + d, "late by more than the reads");
                 assert!(from <= clock.tick_floor(after), "a tick not reached");
                 assert_eq!(due, clock.tick_ceil(deadline));
             }

@@ -51,7 +51,6 @@ pub mod model;
 pub(crate) mod punctual;
 mod shared;
 mod slack;
-mod tsc;
 
 use std::fmt;
 use std::io;
