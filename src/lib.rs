@@ -95,14 +95,11 @@
 //! wakes the waiting tasks after releasing its locks.
 #![deny(missing_docs)]
 // No `unsafe` code but where a module allows it and names, in its docs, the
-// benchmark that justified it. Three modules do: `driver/tsc.rs`, one block,
-// `rdtsc` (the CPU's counter, for `sleep(d)`'s `now`; see
-// docs/performance.md, "The deadline's clock read from the CPU's counter"),
-// `driver/lock.rs`, the driver's lock, whose data cell is reached
-// through its guard (see docs/performance.md, "The driver's lock releases
-// with a plain store"), and `runtime/io/uninit.rs`, reads into a tokio
-// `ReadBuf`'s uninitialized part (see docs/performance.md, "Servers under
-// real clients").
+// benchmark that justified it, or the call no safe API makes. Two modules
+// do: `runtime/io/uninit.rs`, reads into a tokio `ReadBuf`'s uninitialized
+// part (see docs/performance.md, "Servers under real clients"), and
+// `driver/foreign.rs`, one `pthread_atfork` call, so that a fork's child
+// starts its own timer thread (see docs/reliability.md).
 // The other allowance is not code (SAFETY: nothing relies on it):
 // `io::unix::AsyncFd::register` and `register_with_interest` are declared
 // unsafe only because tokio 1.54's are, and their bodies are safe calls.

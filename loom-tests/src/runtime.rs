@@ -226,6 +226,46 @@ pub fn runtime_dropped_inside_its_own_task() {
     }
 }
 
+/// Model 17b, a current-thread runtime dropped while another thread drives
+/// it: that thread's `block_on` runs a task that wakes itself forever (so
+/// the task sits in the queue the driving thread holds) and returns, while
+/// the main thread drops the runtime. Whichever comes first, the
+/// shutdown or the driving thread's giving back of its queue, the queued
+/// task is dropped: once both are done, only the model's own handle
+/// refers to the scheduler (else the task and the runtime keep each
+/// other alive, with its epoll, eventfd and timerfd).
+pub fn runtime_dropped_while_another_thread_drives() {
+    // One task a turn, so the driving thread's second poll of its future
+    // comes with the task queued again.
+    let rt = runtime(Builder::new_current_thread().event_interval(1));
+    let handle = rt.handle().clone();
+    drop(rt.spawn(std::future::poll_fn(|cx| {
+        cx.waker().wake_by_ref();
+        Poll::<()>::Pending
+    })));
+    let driver = {
+        let handle = handle.clone();
+        thread::spawn(move || {
+            let mut yielded = false;
+            handle.block_on(std::future::poll_fn(move |cx| {
+                if yielded {
+                    return Poll::Ready(());
+                }
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }));
+        })
+    };
+    drop(rt);
+    driver.join().unwrap();
+    assert_eq!(
+        lawn_rt::runtime::model_scheduler_references(&handle),
+        1,
+        "a task queued when its runtime shut down keeps the runtime alive"
+    );
+}
+
 /// The preemption bound of the runtime models whose three or four
 /// threads take many locks (13, 14, 19, 21, 21b, 21c): 3 explores
 /// ~170,000 and ~220,000 interleavings in ~16 s for 13 and 14; the

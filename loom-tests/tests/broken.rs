@@ -68,7 +68,11 @@
 //!   model 21c's drop waits for a spare that sleeps on;
 //! - `signal_recheck`: a signal listener stores its waker without looking
 //!   at the delivery counter again (`Slot::poll_delivered`,
-//!   `signal/slot.rs`): model 22's listener sleeps through the broadcast.
+//!   `signal/slot.rs`): model 22's listener sleeps through the broadcast;
+//! - `seat_after_shutdown`: a thread that drove a current-thread runtime
+//!   gives its core back to the seat though the runtime shut down
+//!   meanwhile (`Driving::drop`, `runtime/scheduler/current.rs`): model
+//!   17b's queued task keeps the runtime alive.
 //!
 //! CI runs this file in that build (and only this file: other models fail
 //! there too, as they should).
@@ -252,6 +256,16 @@ fn the_drop_in_task_model_catches_a_task_cancelling_itself() {
         runtime_dropped_inside_its_own_task,
         "drop_in_task",
         DEADLOCK,
+    );
+}
+
+#[test]
+fn the_driven_drop_model_catches_a_core_given_back_after_shutdown() {
+    assert_caught(
+        "the_driven_drop_model_catches_a_core_given_back_after_shutdown",
+        runtime_dropped_while_another_thread_drives,
+        "seat_after_shutdown",
+        "keeps the runtime alive",
     );
 }
 

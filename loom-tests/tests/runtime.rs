@@ -45,6 +45,11 @@ fn model_17_runtime_dropped_inside_its_own_task() {
 }
 
 #[test]
+fn model_17b_runtime_dropped_while_another_thread_drives() {
+    model(runtime_dropped_while_another_thread_drives);
+}
+
+#[test]
 fn model_19_join_set_vs_completion() {
     model_bounded(RUNTIME_PREEMPTIONS, join_set_vs_completion);
 }

@@ -85,7 +85,12 @@ const BUSY_RETRY: Duration = Duration::from_micros(50);
 
 /// Every foreign shard, and how their driver thread sleeps.
 pub(crate) struct Foreign {
-    shards: Mutex<Vec<Arc<Shared>>>,
+    shards: Mutex<ShardList>,
+    /// Held by the driver thread while it plans and while it fires, so
+    /// that a `fork` can wait for it to be between turns (see
+    /// [`hold_for_fork`](Foreign::hold_for_fork)).
+    #[cfg_attr(loom, allow(dead_code))]
+    turning: Mutex<()>,
     parking: Arc<Parking>,
     /// The slack rule every shard of this set files with.
     slack: TimerSlack,
@@ -101,6 +106,14 @@ struct ParkState {
     /// An unpark came since the driver thread last stopped sleeping.
     notified: bool,
     latency: Latency,
+}
+
+/// The locks [`Foreign::hold_for_fork`] holds across a `fork`.
+#[cfg(not(loom))]
+pub(crate) struct ForkHold<'a> {
+    _turning: Option<crate::loom::MutexGuard<'a, ()>>,
+    _shards: crate::loom::MutexGuard<'a, ShardList>,
+    _parking: crate::loom::MutexGuard<'a, ParkState>,
 }
 
 /// What one turn planned: the shards it planned, and until when it may
@@ -122,7 +135,11 @@ impl Plan {
 impl Foreign {
     pub(crate) fn new(slack: TimerSlack) -> Foreign {
         Foreign {
-            shards: Mutex::new(Vec::new()),
+            shards: Mutex::new(ShardList {
+                shards: Vec::new(),
+                prune_at: PRUNE_AT_LEAST,
+            }),
+            turning: Mutex::new(()),
             parking: Arc::new(Parking {
                 state: Mutex::new(ParkState {
                     notified: false,
@@ -143,7 +160,15 @@ impl Foreign {
             unpark: Some(Box::new(move || parking.unpark())),
             slack: self.slack,
         }));
-        lock(&self.shards).push(shared.clone());
+        let mut list = lock(&self.shards);
+        list.shards.push(shared.clone());
+        // Exited threads' shards go here too, not only on the driver
+        // thread's turns: it may never have started (no timer of this set
+        // was ever filed), and then nothing else would let them go.
+        if list.shards.len() >= list.prune_at {
+            list.prune();
+        }
+        drop(list);
         // A plan made before this shard joined does not cover it (nor will
         // its registrations unpark the thread until a plan does): have the
         // thread plan again.
@@ -156,23 +181,40 @@ impl Foreign {
     /// Shards in the set.
     #[cfg_attr(not(loom), allow(dead_code))]
     pub(crate) fn shard_count(&self) -> usize {
-        lock(&self.shards).len()
+        lock(&self.shards).shards.len()
     }
 
     /// One turn of the driver thread: plan, sleep, fire.
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn turn(&self) {
+        let turning = lock(&self.turning);
         let plan = self.plan();
+        drop(turning);
         if let Some(until) = plan.sleep {
             self.parking.sleep(until);
         }
+        let _turning = lock(&self.turning);
         self.finish(plan);
+    }
+
+    /// The set's locks, taken before a `fork` and let go after it in both
+    /// processes: the driver thread is then between turns (unless this is
+    /// it, forking from a waker) and holds none of the set's locks, nor
+    /// does any thread adding a shard, so the child, where only the forking
+    /// thread lives on, finds them all free.
+    #[cfg(not(loom))]
+    pub(crate) fn hold_for_fork(&self, on_driver_thread: bool) -> ForkHold<'_> {
+        ForkHold {
+            _turning: (!on_driver_thread).then(|| lock(&self.turning)),
+            _shards: lock(&self.shards),
+            _parking: lock(&self.parking.state),
+        }
     }
 
     /// Plans a sleep: asks every shard when it must be woken (from now on
     /// a registration due earlier than that unparks the thread).
     pub(crate) fn plan(&self) -> Plan {
-        let shards = lock(&self.shards).clone();
+        let shards = lock(&self.shards).shards.clone();
         let now = StdInstant::now();
         let mut sleep = Some(None);
         for shard in &shards {
@@ -214,12 +256,30 @@ impl Foreign {
         self.prune();
     }
 
-    /// Lets go of the shards only the set holds: nothing is bound to them,
-    /// so no timer is pending there and none can register.
+    /// Lets go of the shards only the set holds (see [`ShardList::prune`]).
     fn prune(&self) {
-        let mut shards = lock(&self.shards);
-        let before = shards.len();
-        shards.retain(|shard| {
+        lock(&self.shards).prune();
+    }
+}
+
+/// Every shard of a set.
+pub(crate) struct ShardList {
+    shards: Vec<Arc<Shared>>,
+    /// The length at which adding a shard prunes the list: twice what
+    /// the last prune left, so a thread's start pays O(1) for it on
+    /// average.
+    prune_at: usize,
+}
+
+/// The least [`ShardList::prune_at`].
+const PRUNE_AT_LEAST: usize = 64;
+
+impl ShardList {
+    /// Lets go of the shards only the list holds: nothing is bound to
+    /// them, so no timer is pending there and none can register.
+    fn prune(&mut self) {
+        let before = self.shards.len();
+        self.shards.retain(|shard| {
             let unused = if super::planted("prune") {
                 // The deliberately broken variant (`--cfg lawn_rt_broken`,
                 // test-only): a shard is let go once it has nothing
@@ -232,9 +292,10 @@ impl Foreign {
             };
             !unused
         });
-        if shards.len() < before / 2 {
-            shards.shrink_to_fit();
+        if self.shards.len() < before / 2 {
+            self.shards.shrink_to_fit();
         }
+        self.prune_at = (2 * self.shards.len()).max(PRUNE_AT_LEAST);
     }
 }
 
@@ -296,13 +357,18 @@ impl Parking {
 #[cfg(not(loom))]
 mod global {
     use std::cell::{OnceCell, RefCell};
-    use std::sync::{Once, OnceLock};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::OnceLock;
 
     use super::*;
     use crate::loom::thread;
 
     static FOREIGN: OnceLock<Foreign> = OnceLock::new();
-    static STARTED: Once = Once::new();
+    /// Whether the timer thread runs in this process (cleared in a fork's
+    /// child).
+    static RUNNING: AtomicBool = AtomicBool::new(false);
+    /// Held to start the timer thread.
+    static STARTING: Mutex<()> = Mutex::new(());
     /// For timers made where the thread's own shard is gone (in a
     /// thread-local destructor).
     static COMMON: OnceLock<Handle> = OnceLock::new();
@@ -389,22 +455,102 @@ mod global {
             .flatten()
     }
 
+    /// Starts the timer thread unless it runs in this process. The first
+    /// start, and the first after a `fork` (only the forking thread lives
+    /// on in the child), spawn it; a failed spawn panics with the reason
+    /// here, at the registration that needed it, and the next
+    /// registration tries again.
     #[inline]
     pub(crate) fn ensure_started() {
-        STARTED.call_once(|| {
-            thread::Builder::new()
-                .name(THREAD_NAME.into())
-                .spawn(|| {
-                    precise_timeouts();
-                    let foreign = foreign();
-                    loop {
-                        foreign.turn();
-                    }
-                })
-                .unwrap_or_else(|err| {
-                    panic!("lawn_rt: cannot start the timer thread `{THREAD_NAME}`: {err}")
-                });
-        });
+        if !RUNNING.load(Ordering::Acquire) {
+            start();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn start() {
+        let _starting = lock(&STARTING);
+        if RUNNING.load(Ordering::Acquire) {
+            return;
+        }
+        fork::watch();
+        if let Err(err) = thread::Builder::new().name(THREAD_NAME.into()).spawn(|| {
+            precise_timeouts();
+            fork::on_driver_thread();
+            let foreign = foreign();
+            loop {
+                foreign.turn();
+            }
+        }) {
+            panic!("lawn_rt: cannot start the timer thread `{THREAD_NAME}`: {err}");
+        }
+        RUNNING.store(true, Ordering::Release);
+    }
+
+    /// The timer thread across a `fork`: the child has only the forking
+    /// thread, so it starts its own timer thread at its next
+    /// registration, or poll of a pending timer. The fork waits for the
+    /// timer thread to be between turns and holds the set's locks across
+    /// the fork, so that none is left taken in the child by a thread that
+    /// is not there (see `Foreign::hold_for_fork`).
+    mod fork {
+        use std::cell::{Cell, RefCell};
+        use std::sync::Once;
+
+        use super::{foreign, ForkHold, Ordering, RUNNING};
+
+        std::thread_local! {
+            static HELD: RefCell<Option<ForkHold<'static>>> = const { RefCell::new(None) };
+            static DRIVER_THREAD: Cell<bool> = const { Cell::new(false) };
+        }
+
+        /// Marks this thread as the timer thread.
+        pub(super) fn on_driver_thread() {
+            DRIVER_THREAD.with(|here| here.set(true));
+        }
+
+        static WATCH: Once = Once::new();
+
+        /// Registers the handlers below with `pthread_atfork`, once.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        pub(super) fn watch() {
+            WATCH.call_once(|| {
+                // SAFETY: the three handlers are `extern "C"` functions
+                // with no arguments, as `pthread_atfork` requires, and
+                // never unwind (they take locks that ignore poison and a
+                // thread-local `RefCell` only they borrow). A failure
+                // (ENOMEM) leaves a fork's child without its timer
+                // thread, as before: nothing else depends on it.
+                #[allow(unsafe_code)]
+                unsafe {
+                    libc::pthread_atfork(Some(prepare), Some(parent), Some(child));
+                }
+            });
+        }
+
+        /// Elsewhere, a fork's child keeps the flag that says the thread
+        /// runs (it has no `libc` here).
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        pub(super) fn watch() {}
+
+        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+        extern "C" fn prepare() {
+            let here = DRIVER_THREAD.try_with(Cell::get).unwrap_or(false);
+            let hold = foreign().hold_for_fork(here);
+            let _ = HELD.try_with(|held| *held.borrow_mut() = Some(hold));
+        }
+
+        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+        extern "C" fn parent() {
+            let _ = HELD.try_with(|held| held.borrow_mut().take());
+        }
+
+        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+        extern "C" fn child() {
+            RUNNING.store(false, Ordering::Release);
+            let _ = HELD.try_with(|held| held.borrow_mut().take());
+        }
     }
 
     /// Timed waits on this thread end when asked, not up to 50 µs later

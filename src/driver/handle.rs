@@ -278,10 +278,11 @@ impl Handle {
         let _not_kept = CONTEXT.try_with(move |context| context.keep(self));
     }
 
-    /// Called before a registration: starts the foreign shards' driver
-    /// thread.
+    /// Called before a registration and when a poll finds its timer
+    /// pending: starts the foreign shards' driver thread unless it runs in
+    /// this process (a fork's child has none until then).
     #[inline]
-    pub(crate) fn before_register(&self) {
+    pub(crate) fn ensure_served(&self) {
         if self.shared.role() == Role::Foreign {
             super::foreign::ensure_started();
         }

@@ -126,6 +126,18 @@ pub struct Handle {
     pub(crate) inner: Scheduler,
 }
 
+/// For the loom models (`cfg(loom)` only): how many references to this
+/// handle's scheduler exist, so a model can tell that nothing but its own
+/// handles keeps a runtime alive once it is dropped.
+#[cfg(loom)]
+#[doc(hidden)]
+pub fn model_scheduler_references(handle: &Handle) -> usize {
+    match &handle.inner {
+        Scheduler::Current(inner) => std::sync::Arc::strong_count(inner),
+        Scheduler::Multi(shared) => std::sync::Arc::strong_count(shared),
+    }
+}
+
 /// Keeps a runtime entered on this thread until dropped; see
 /// [`Runtime::enter`].
 ///

@@ -13,12 +13,7 @@ use crate::time::Instant;
 
 /// Waits until `duration` has elapsed; like `tokio::time::sleep`.
 ///
-/// Its deadline is `now + duration`, where for a duration of 10 ms or more
-/// `now` may be read from the CPU's counter (x86_64 Linux, `tsc`
-/// clocksource): an upper bound on [`Instant::now`] at most 24 µs ahead,
-/// read at under half the cost, so [`deadline`](Sleep::deadline) may lie up
-/// to 24 µs after `Instant::now() + duration` (never before it). Shorter
-/// sleeps and a paused clock read the clock exactly.
+/// Its deadline is [`Instant::now`] plus `duration`.
 ///
 /// The sleep does nothing until first polled: then it registers with the
 /// driver of the thread it was created on (see
@@ -72,12 +67,8 @@ pub fn sleep(duration: Duration) -> Sleep {
         let now = Instant::from_std(handle.now());
         return Sleep::new(handle, now, UNKNOWN);
     }
-    // The deadline is `now + duration` for a `now` at or after the time
-    // now: exact for a sleep under 10 ms, else up to 24 µs ahead, from a
-    // read of the CPU's counter at under half the price (a deadline a
-    // little late, never early; see `driver/tsc.rs`). With it, the tick it
-    // is due at and a tick the clock has reached, from one conversion (see
-    // `State::Fresh`).
+    // The deadline `now + duration`, the tick it is due at and a tick the
+    // clock has reached, from one conversion (see `State::Fresh`).
     let (deadline, from, due) = handle.sleep_deadline(duration);
     let (deadline, from, due) = (Instant::from_std(deadline), from.0, due.0);
     Sleep {
@@ -473,7 +464,11 @@ impl Sleep {
         let (from, handed_out) = match self.state() {
             State::Elapsed(_) => return Poll::Ready(()),
             State::Registered(key) => match self.handle().poll_pending(key, cx.waker()) {
-                Ok(true) => return Poll::Pending,
+                Ok(true) => {
+                    // Filed before a `fork`, polled in the child.
+                    self.handle().ensure_served();
+                    return Poll::Pending;
+                }
                 // Handed out: due (see `is_elapsed`).
                 Ok(false) => {
                     self.set(State::Elapsed(Some(key)), UNKNOWN);
@@ -522,7 +517,7 @@ impl Sleep {
         handed_out: Option<TimerKey>,
         cx: &mut Context<'_>,
     ) -> Poll<()> {
-        self.handle().before_register();
+        self.handle().ensure_served();
         let due = due.unwrap_or_else(|| self.handle().tick_ceil(self.deadline.into_std()));
         let waker = waker_for(self.handle(), cx.waker());
         let mut filed = match hi {

@@ -164,3 +164,44 @@ fn build_and_drop_cycles_leak_no_fds_threads_or_driver_memory() {
         "a driver held {driver_max} bytes after the idle park that followed its timers"
     );
 }
+
+/// A current-thread runtime dropped while another thread drives it
+/// through `Handle::block_on` (a blocking task of its own), with tasks
+/// still queued there, frees all
+/// it holds (its epoll, eventfd and timerfd among them) once that thread
+/// gives the runtime back: the queued tasks do not keep it alive.
+#[test]
+fn a_runtime_dropped_while_another_thread_drives_it_leaks_nothing() {
+    let _alone = alone();
+    if !isolated("cycles::a_runtime_dropped_while_another_thread_drives_it_leaks_nothing") {
+        return;
+    }
+    let round = || {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        for _ in 0..4 {
+            rt.spawn(std::future::poll_fn(|cx| {
+                cx.waker().wake_by_ref();
+                Poll::<()>::Pending
+            }));
+        }
+        let handle = rt.handle().clone();
+        rt.spawn_blocking(move || {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                handle.block_on(sleep(secs(60)))
+            }));
+        });
+        thread::sleep(ms(20));
+        drop(rt);
+    };
+    round();
+    let fds = open_fds();
+    for _ in 0..30 {
+        round();
+    }
+    let settled = eventually(secs(5), || open_fds() <= fds);
+    assert!(
+        settled,
+        "open fds grew from {fds} to {} over 30 rounds",
+        open_fds()
+    );
+}

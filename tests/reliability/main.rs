@@ -13,7 +13,10 @@
 //!   runtime) neither deadlock nor call a waker after its timer's drop
 //!   returned, and keep a sleeping thread's lateness small;
 //! - a runtime with 100k sleeping tasks and 1k open connections shuts
-//!   down promptly and leaves nothing open.
+//!   down promptly and leaves nothing open;
+//! - foreign timers work in a fork's child, after a failed start of the
+//!   timer thread, and across ten thousand short-lived threads, whose
+//!   shards' memory comes back.
 //!
 //! The tests whose figures another test's load would blur (lateness, time
 //! to shut down, fd, thread and heap counts) run [`alone`]; those that count
@@ -26,6 +29,7 @@ mod common;
 
 mod bad_input;
 mod cycles;
+mod edges;
 mod memory;
 mod shutdown;
 mod storms;

@@ -571,11 +571,28 @@ impl Drop for Driving<'_> {
             core.queue = local.queue;
             deferred = local.deferred;
         }
-        {
+        let shut = {
             let mut seat = lock(&self.inner.seat);
-            *seat = Some(core);
+            // Shut down while this thread drove: the shutdown found the
+            // seat empty, so the core (and the tasks queued in it, which
+            // hold the runtime) is dropped here, not left in the seat for
+            // nobody. The shutdown closes the inject queue before it takes
+            // the seat, so one of the two always drops it.
+            // (The deliberately broken variant, `--cfg lawn_rt_broken`,
+            // test-only, always puts the core back: model 17b's runtime
+            // is then kept alive by its own queued task.)
+            let closed =
+                lock(&self.inner.inject).closed && !crate::driver::planted("seat_after_shutdown");
+            let shut = if closed {
+                Some(core)
+            } else {
+                *seat = Some(core);
+                None
+            };
             self.inner.seat_free.notify_all();
-        }
+            shut
+        };
+        drop(shut);
         // Yielded tasks must not be lost: wake them (they go to the inject
         // queue now).
         for waker in deferred {
