@@ -12,14 +12,17 @@
 //! any driver's and is just as correct.
 //!
 //! One thread, `lawn-rt-timer`, started by the first registration, serves
-//! every shard ([`Foreign::turn`]): it asks each shard when to wake (the
-//! slack rule of `slack.rs`, as in a runtime's park loop), sleeps until
-//! the earliest on a condition variable (with its timer slack set to 1 ns,
-//! and the punctual early wake-up of `punctual.rs`), and fires what is due
-//! on every shard. A registration that the planned wake-up would serve too
-//! late calls its shard's unpark hook, which wakes the thread. With no
-//! timer pending it sleeps until one registers: an idle process has no
-//! timer wake-ups.
+//! every shard ([`Foreign::turn`]). It keeps each shard's planned wake-up
+//! (the slack rule of `slack.rs`, as in a runtime's park loop) in a
+//! [`Schedule`], earliest first, sleeps until the earliest on a condition
+//! variable (with its timer slack set to 1 ns, and the punctual early
+//! wake-up of `punctual.rs`), and fires the shards whose wake-up has come.
+//! A turn plans only the shards that changed (a new shard, or one whose
+//! registration the planned wake-up would serve too late: it unparks the
+//! thread, naming itself) and those the last turn looked at, so its cost
+//! follows what changed, not how many shards there are. With no timer
+//! pending it sleeps until one registers: an idle process has no timer
+//! wake-ups.
 //!
 //! The thread that owns a shard also fires it when it can: a registration
 //! there that finds a timer of the shard may be due fires one batch of
@@ -32,6 +35,10 @@
 //! set and its timers fire as before (a task that moved on keeps its
 //! sleep). The set lets a shard go only once nothing else holds it: no
 //! `Sleep` or handle is bound to it, so nothing can register there again.
+//! Such shards are let go by the driver thread's turns (every
+//! [`PRUNE_EVERY`] per thousand shards) and by the adding of a shard once
+//! the set has doubled since it was last pruned, which also covers a
+//! process whose timer thread never started.
 //!
 //! Ground rules:
 //! - A shard's plan keeps the wake-up planned before (still ahead, and
@@ -39,15 +46,25 @@
 //!   thread for may be gone) so that threads making and dropping
 //!   timeouts do not keep the thread turning (see
 //!   `Shared::begin_park_unless_busy`).
-//! - `shards` (a mutex) guards the set. It is held to add a shard and to
-//!   copy or prune the set, never while a shard's lock is taken. A shard
+//! - `shards` (a mutex) guards the set. It is held to add a shard, to look
+//!   shards up by id and to prune the set, never while a shard's lock is
+//!   taken. `schedule` is the driver thread's; it holds it while it plans
+//!   and while it fires (a `fork` waits for it). Lock order: `schedule`,
+//!   then `shards` or `parking`, never both of those. A shard
 //!   that joins unparks the thread: a plan made without it cannot see its
 //!   registrations.
-//! - [`Parking`]'s `notified` is set under its mutex by every unpark and
-//!   cleared by the driver thread when it stops sleeping. The driver plans
-//!   every shard (setting each one's `parked_until` under its lock) before
-//!   it looks at `notified`: a registration that sees a planned park and
-//!   unparks is never lost, one that came before the plan is in it.
+//! - [`Parking`]'s `notified` is set under its mutex by every unpark,
+//!   together with the shard that unparked, and cleared by the driver
+//!   thread when it stops sleeping. The driver takes the shards that
+//!   unparked, then plans them (setting each one's `parked_until` under
+//!   its lock), then looks at `notified`: a registration that sees a
+//!   planned park and unparks is never lost, one that came before the
+//!   plan is in it. A shard the driver planned stays parked, with its
+//!   wake-up in the schedule, until that wake-up comes or it unparks; a
+//!   shard not parked always has a wake-up in the schedule (at once, or
+//!   [`BUSY_RETRY`] later) or is planned next turn.
+//! - A shard on a clock that was ever paused keeps its own time: every
+//!   turn plans it and looks at it.
 //! - The driver thread does not queue for a busy shard's lock, nor wait
 //!   for a batch another thread is waking there: it plans and looks for
 //!   due timers with `try_lock`, counting a shard with a batch in flight
@@ -63,6 +80,8 @@
 //!   unparks the thread as ever), and one that is busy and not parked, or
 //!   due, is looked at again [`BUSY_RETRY`] later.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant as StdInstant};
 
@@ -80,17 +99,22 @@ pub(crate) const THREAD_NAME: &str = "lawn-rt-timer";
 const RESOLUTION: Duration = Duration::from_micros(1);
 
 /// How soon the driver thread looks again at a shard whose lock was busy
-/// when it had to look (see the module's ground rules).
-const BUSY_RETRY: Duration = Duration::from_micros(50);
+/// when it had to look (see the module's ground rules). No time passes
+/// under loom: there it looks again on the next turn.
+const BUSY_RETRY: Duration = if cfg!(loom) {
+    Duration::ZERO
+} else {
+    Duration::from_micros(50)
+};
 
 /// Every foreign shard, and how their driver thread sleeps.
 pub(crate) struct Foreign {
     shards: Mutex<ShardList>,
-    /// Held by the driver thread while it plans and while it fires, so
-    /// that a `fork` can wait for it to be between turns (see
+    /// The driver thread's own record of when each shard must be looked
+    /// at; held while it plans and while it fires, so that a `fork` can
+    /// wait for it to be between turns (see
     /// [`hold_for_fork`](Foreign::hold_for_fork)).
-    #[cfg_attr(loom, allow(dead_code))]
-    turning: Mutex<()>,
+    schedule: Mutex<Schedule>,
     parking: Arc<Parking>,
     /// The slack rule every shard of this set files with.
     slack: TimerSlack,
@@ -105,21 +129,23 @@ pub(crate) struct Parking {
 struct ParkState {
     /// An unpark came since the driver thread last stopped sleeping.
     notified: bool,
+    /// The shards that unparked the thread since it last planned: a new
+    /// shard, or a registration the planned wake-up would serve too late.
+    changed: Vec<u64>,
     latency: Latency,
 }
 
 /// The locks [`Foreign::hold_for_fork`] holds across a `fork`.
 #[cfg(not(loom))]
 pub(crate) struct ForkHold<'a> {
-    _turning: Option<crate::loom::MutexGuard<'a, ()>>,
+    _schedule: Option<crate::loom::MutexGuard<'a, Schedule>>,
     _shards: crate::loom::MutexGuard<'a, ShardList>,
     _parking: crate::loom::MutexGuard<'a, ParkState>,
 }
 
-/// What one turn planned: the shards it planned, and until when it may
-/// sleep (`None`: it must not sleep; `Some(None)`: until unparked).
+/// What one turn planned: until when the driver thread may sleep (`None`:
+/// it must not sleep; `Some(None)`: until unparked).
 pub(crate) struct Plan {
-    shards: Vec<Arc<Shared>>,
     sleep: Option<Option<StdInstant>>,
 }
 
@@ -132,17 +158,102 @@ impl Plan {
     }
 }
 
+/// The driver thread's planned wake-ups, one per shard that has one, so
+/// that a turn costs what changed, not what the set holds (see the
+/// module's ground rules).
+pub(crate) struct Schedule {
+    /// Each shard's planned wake-up, by id.
+    planned: HashMap<u64, StdInstant>,
+    /// The same, earliest first; an entry that no longer matches
+    /// `planned` is stale and skipped.
+    heap: BinaryHeap<Reverse<(StdInstant, u64)>>,
+    /// Shards to plan on the next turn: those this turn looked at.
+    again: Vec<u64>,
+    /// Shards on a clock that was paused: their time is their own, so
+    /// every turn plans and looks at them, as it did every shard.
+    paused: Vec<u64>,
+    /// When the set was last pruned by a turn, and how long until the
+    /// next: [`PRUNE_EVERY`] per thousand shards (at least once), so a
+    /// prune, which looks at every shard, costs a turn O(1) on average.
+    #[cfg_attr(loom, allow(dead_code))]
+    pruned: (StdInstant, Duration),
+}
+
+/// How often a turn lets go of the shards nothing holds any more, per
+/// thousand shards in the set (adding a shard does too, once the set has
+/// doubled).
+#[cfg_attr(loom, allow(dead_code))]
+const PRUNE_EVERY: Duration = Duration::from_millis(100);
+
+impl Schedule {
+    /// Records `shard`'s planned wake-up (`None`: none, until unparked).
+    fn set(&mut self, shard: u64, wake: Option<StdInstant>) {
+        match wake {
+            Some(at) => {
+                if self.planned.insert(shard, at) != Some(at) {
+                    self.heap.push(Reverse((at, shard)));
+                }
+            }
+            None => {
+                self.planned.remove(&shard);
+            }
+        }
+    }
+
+    /// The earliest planned wake-up, dropping stale entries on the way.
+    fn earliest(&mut self) -> Option<StdInstant> {
+        while let Some(&Reverse((at, shard))) = self.heap.peek() {
+            if self.planned.get(&shard) == Some(&at) {
+                return Some(at);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// Takes the shards whose planned wake-up is not after `now`.
+    fn take_due(&mut self, now: StdInstant, due: &mut Vec<u64>) {
+        while let Some(at) = self.earliest() {
+            if at > now {
+                break;
+            }
+            let Some(Reverse((_, shard))) = self.heap.pop() else {
+                break;
+            };
+            self.planned.remove(&shard);
+            due.push(shard);
+        }
+        // Stale entries pile up when wake-ups move earlier; rebuild once
+        // they outnumber the live ones.
+        if self.heap.len() > 2 * self.planned.len() + 64 {
+            self.heap = self
+                .planned
+                .iter()
+                .map(|(&shard, &at)| Reverse((at, shard)))
+                .collect();
+        }
+    }
+}
+
 impl Foreign {
     pub(crate) fn new(slack: TimerSlack) -> Foreign {
         Foreign {
             shards: Mutex::new(ShardList {
-                shards: Vec::new(),
+                shards: HashMap::new(),
+                next_id: 0,
                 prune_at: PRUNE_AT_LEAST,
             }),
-            turning: Mutex::new(()),
+            schedule: Mutex::new(Schedule {
+                planned: HashMap::new(),
+                heap: BinaryHeap::new(),
+                again: Vec::new(),
+                paused: Vec::new(),
+                pruned: (StdInstant::now(), PRUNE_EVERY),
+            }),
             parking: Arc::new(Parking {
                 state: Mutex::new(ParkState {
                     notified: false,
+                    changed: Vec::new(),
                     latency: Latency::new(),
                 }),
                 condvar: Condvar::new(),
@@ -153,15 +264,20 @@ impl Foreign {
 
     /// A new shard in this set, for one thread.
     pub(crate) fn new_shard(&self) -> Handle {
+        let id = {
+            let mut list = lock(&self.shards);
+            list.next_id += 1;
+            list.next_id
+        };
         let parking = self.parking.clone();
         let shared = Arc::new(Shared::new(Options {
             resolution: RESOLUTION,
             role: Role::Foreign,
-            unpark: Some(Box::new(move || parking.unpark())),
+            unpark: Some(Box::new(move || parking.unpark(id))),
             slack: self.slack,
         }));
         let mut list = lock(&self.shards);
-        list.shards.push(shared.clone());
+        list.shards.insert(id, shared.clone());
         // Exited threads' shards go here too, not only on the driver
         // thread's turns: it may never have started (no timer of this set
         // was ever filed), and then nothing else would let them go.
@@ -169,11 +285,11 @@ impl Foreign {
             list.prune();
         }
         drop(list);
-        // A plan made before this shard joined does not cover it (nor will
-        // its registrations unpark the thread until a plan does): have the
-        // thread plan again.
+        // The thread plans only the shards it is told of (nor will this
+        // one's registrations unpark it until a plan parks the shard):
+        // have it plan this one.
         if !super::planted("join") {
-            self.parking.unpark();
+            self.parking.unpark(id);
         }
         Handle { shared }
     }
@@ -187,13 +303,10 @@ impl Foreign {
     /// One turn of the driver thread: plan, sleep, fire.
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn turn(&self) {
-        let turning = lock(&self.turning);
         let plan = self.plan();
-        drop(turning);
         if let Some(until) = plan.sleep {
             self.parking.sleep(until);
         }
-        let _turning = lock(&self.turning);
         self.finish(plan);
     }
 
@@ -205,32 +318,62 @@ impl Foreign {
     #[cfg(not(loom))]
     pub(crate) fn hold_for_fork(&self, on_driver_thread: bool) -> ForkHold<'_> {
         ForkHold {
-            _turning: (!on_driver_thread).then(|| lock(&self.turning)),
+            _schedule: (!on_driver_thread).then(|| lock(&self.schedule)),
             _shards: lock(&self.shards),
             _parking: lock(&self.parking.state),
         }
     }
 
-    /// Plans a sleep: asks every shard when it must be woken (from now on
-    /// a registration due earlier than that unparks the thread).
+    /// The shards of `ids` still in the set (ids sorted and deduplicated
+    /// first).
+    fn look_up(&self, ids: &mut Vec<u64>) -> Vec<(u64, Arc<Shared>)> {
+        ids.sort_unstable();
+        ids.dedup();
+        let list = lock(&self.shards);
+        ids.iter()
+            .filter_map(|id| list.shards.get(id).map(|shard| (*id, shard.clone())))
+            .collect()
+    }
+
+    /// Plans a sleep: asks each shard that changed, or was looked at last
+    /// turn, when it must be woken (from now on a registration due earlier
+    /// than that unparks the thread); the others keep the wake-up planned
+    /// before.
     pub(crate) fn plan(&self) -> Plan {
-        let shards = lock(&self.shards).shards.clone();
+        let mut schedule = lock(&self.schedule);
+        let mut ids = std::mem::take(&mut schedule.again);
+        ids.extend_from_slice(&schedule.paused);
+        ids.append(&mut lock(&self.parking.state).changed);
+        let shards = self.look_up(&mut ids);
         let now = StdInstant::now();
-        let mut sleep = Some(None);
-        for shard in &shards {
+        let mut skip = false;
+        schedule.paused.clear();
+        for &id in &ids {
+            // Gone from the set: forget it.
+            if shards.binary_search_by_key(&id, |(id, _)| *id).is_err() {
+                schedule.planned.remove(&id);
+            }
+        }
+        for (id, shard) in &shards {
             let wake = match shard.begin_park_unless_busy(now) {
                 Some(Park::Skip) => {
-                    sleep = None;
-                    continue;
+                    skip = true;
+                    Some(now)
                 }
                 Some(Park::Until(wake)) => wake,
                 None => Some(now + BUSY_RETRY),
             };
-            if let (Some(until), Some(at)) = (&mut sleep, wake) {
-                *until = Some(until.map_or(at, |until: StdInstant| until.min(at)));
+            schedule.set(*id, wake);
+            if shard.clock.paused_ever() {
+                schedule.paused.push(*id);
             }
         }
-        Plan { shards, sleep }
+        let sleep = if skip {
+            None
+        } else {
+            Some(schedule.earliest())
+        };
+        Plan { sleep }
     }
 
     /// Sleeps as planned (for the loom models, which decide themselves
@@ -240,31 +383,42 @@ impl Foreign {
         &self.parking
     }
 
-    /// Ends the planned sleep on every shard, fires what is due, and lets
-    /// go of shards nothing else holds.
+    /// Ends the planned sleep of the shards whose wake-up has come, fires
+    /// what is due there, and now and then lets go of shards nothing else
+    /// holds.
     ///
     /// A waker that panics does not stop the thread: the panic is reported
     /// by the panic hook as usual and the other timers still fire.
-    pub(crate) fn finish(&self, plan: Plan) {
-        for shard in &plan.shards {
+    pub(crate) fn finish(&self, _plan: Plan) {
+        let mut schedule = lock(&self.schedule);
+        let mut due = Vec::new();
+        schedule.take_due(StdInstant::now(), &mut due);
+        due.extend_from_slice(&schedule.paused);
+        for (id, shard) in self.look_up(&mut due) {
             let now = shard.clock.tick_floor(shard.clock.now());
             if shard.end_park_if_due(now) {
                 let _ = panic::catch_unwind(AssertUnwindSafe(|| shard.process_unless_busy(now)));
             }
+            // Planned again next turn, whether it fired or was busy.
+            schedule.again.push(id);
         }
-        drop(plan);
-        self.prune();
-    }
-
-    /// Lets go of the shards only the set holds (see [`ShardList::prune`]).
-    fn prune(&self) {
-        lock(&self.shards).prune();
+        // Under loom no time passes: prune on every turn there.
+        let now = StdInstant::now();
+        let (last, every) = schedule.pruned;
+        if cfg!(loom) || now.duration_since(last) >= every {
+            let mut list = lock(&self.shards);
+            list.prune();
+            let thousands = u32::try_from(list.shards.len() / 1000).unwrap_or(u32::MAX);
+            schedule.pruned = (now, PRUNE_EVERY.saturating_mul(thousands.max(1)));
+        }
     }
 }
 
-/// Every shard of a set.
+/// Every shard of a set, by id.
 pub(crate) struct ShardList {
-    shards: Vec<Arc<Shared>>,
+    shards: HashMap<u64, Arc<Shared>>,
+    /// The last id given.
+    next_id: u64,
     /// The length at which adding a shard prunes the list: twice what
     /// the last prune left, so a thread's start pays O(1) for it on
     /// average.
@@ -279,7 +433,7 @@ impl ShardList {
     /// them, so no timer is pending there and none can register.
     fn prune(&mut self) {
         let before = self.shards.len();
-        self.shards.retain(|shard| {
+        self.shards.retain(|_, shard| {
             let unused = if super::planted("prune") {
                 // The deliberately broken variant (`--cfg lawn_rt_broken`,
                 // test-only): a shard is let go once it has nothing
@@ -300,9 +454,11 @@ impl ShardList {
 }
 
 impl Parking {
-    /// Wakes the driver thread, or makes its next sleep return at once.
-    pub(crate) fn unpark(&self) {
+    /// Wakes the driver thread, or makes its next sleep return at once,
+    /// to plan `shard` again.
+    pub(crate) fn unpark(&self, shard: u64) {
         let mut state = lock(&self.state);
+        state.changed.push(shard);
         if !super::planted("unpark") {
             state.notified = true;
         }

@@ -168,3 +168,91 @@ fn a_failed_start_of_the_timer_thread_is_tried_again() {
     futures::executor::block_on(sleep(ms(5)));
     assert!(thread_names().iter().any(|name| name == "lawn-rt-timer"));
 }
+
+/// The timer thread's CPU time so far, in ns (`/proc`'s schedstat).
+fn timer_thread_cpu_ns() -> u64 {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| {
+            let path = task.ok()?.path();
+            let name = std::fs::read_to_string(path.join("comm")).ok()?;
+            (name.trim_end() == "lawn-rt-timer").then(|| {
+                std::fs::read_to_string(path.join("schedstat"))
+                    .ok()?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            })?
+        })
+        .next()
+        .expect("the timer thread runs")
+}
+
+/// `SLEEPS` sleeps of 1 ms awaited one after another on a thread of their
+/// own (a shard of their own): their lateness p50, and the timer thread's
+/// CPU time per sleep (each one turn of it, or more).
+fn lone_sleeps() -> (Duration, Duration) {
+    const SLEEPS: u32 = 200;
+    thread::spawn(|| {
+        futures::executor::block_on(sleep(ms(1)));
+        let cpu = timer_thread_cpu_ns();
+        let mut late: Vec<Duration> = (0..SLEEPS)
+            .map(|_| {
+                let nap = sleep(ms(1));
+                let deadline = nap.deadline();
+                futures::executor::block_on(nap);
+                Instant::now() - deadline
+            })
+            .collect();
+        let cpu = Duration::from_nanos(timer_thread_cpu_ns() - cpu) / SLEEPS;
+        late.sort();
+        (late[late.len() / 2], cpu)
+    })
+    .join()
+    .unwrap()
+}
+
+/// With 10,000 shards each holding a pending timer (threads that filed
+/// one and exited, the sleeps kept), the timer thread's turn costs what
+/// changed, not what the set holds: a lone `sleep(1 ms)` stays within its
+/// slack (250 µs) at p50, and the timer thread's CPU per sleep stays
+/// within 2x of the figure with one shard (plus 20 µs for a loaded
+/// machine).
+#[test]
+fn ten_thousand_shards_leave_a_lone_sleep_on_time() {
+    let _alone = alone();
+    if !isolated("edges::ten_thousand_shards_leave_a_lone_sleep_on_time") {
+        return;
+    }
+    watchdog("10,000 shards", secs(60), || {
+        let (late_1, cpu_1) = lone_sleeps();
+        let mut kept = Vec::with_capacity(10_000);
+        for _ in 0..1_250 {
+            let threads: Vec<_> = (0..8)
+                .map(|_| {
+                    thread::spawn(|| {
+                        let mut nap = Box::pin(sleep(secs(600)));
+                        assert!(poll_noop(nap.as_mut()).is_pending());
+                        nap
+                    })
+                })
+                .collect();
+            kept.extend(threads.into_iter().map(|thread| thread.join().unwrap()));
+        }
+        let (late_10k, cpu_10k) = lone_sleeps();
+        eprintln!(
+            "lone sleep(1 ms): 1 shard p50 late {late_1:?}, timer thread {cpu_1:?} a sleep; \
+             10,000 shards p50 late {late_10k:?}, timer thread {cpu_10k:?} a sleep"
+        );
+        assert!(
+            late_10k <= us(250),
+            "p50 {late_10k:?} late with 10,000 shards"
+        );
+        assert!(
+            cpu_10k <= 2 * cpu_1 + us(20),
+            "timer thread {cpu_10k:?} a sleep with 10,000 shards, {cpu_1:?} with one"
+        );
+        drop(kept);
+    });
+}
