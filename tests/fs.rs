@@ -739,3 +739,52 @@ fn a_zero_buffer_size_panics_at_the_callers_line() {
     assert!(site.message.contains("greater than 0"), "{}", site.message);
     assert_eq!(site.file, file!(), "{site:?}");
 }
+
+/// A path that deletes its file when dropped, as a temporary file's guard
+/// does.
+struct DeletedOnDrop(PathBuf);
+
+impl AsRef<Path> for DeletedOnDrop {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for DeletedOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A path handed over by value lives until the operation is done, as with
+/// tokio's `async fn`s: a guard that deletes its file on drop does not
+/// delete it before the file is opened or read.
+#[test]
+fn a_path_given_by_value_outlives_the_operation() {
+    in_temp_dir(Flavor::CurrentThread, "path_by_value", |dir| async move {
+        let guarded = || {
+            let path = dir.join("guarded");
+            std::fs::write(&path, b"kept").unwrap();
+            DeletedOnDrop(path)
+        };
+        let file = fs::OpenOptions::new().read(true).open(guarded()).await;
+        assert!(file.is_ok(), "{file:?}");
+        assert!(fs::File::open(guarded()).await.is_ok());
+        assert_eq!(fs::read(guarded()).await.unwrap(), b"kept");
+        assert_eq!(fs::read_to_string(guarded()).await.unwrap(), "kept");
+        assert!(fs::metadata(guarded()).await.unwrap().is_file());
+        // Dropped once done.
+        assert!(!fs::try_exists(dir.join("guarded")).await.unwrap());
+    });
+}
+
+/// A clone of a file keeps its largest buffer size, as tokio's does.
+#[test]
+fn try_clone_keeps_the_max_buf_size() {
+    in_temp_dir(Flavor::CurrentThread, "try_clone_buf", |dir| async move {
+        let mut file = fs::File::create(dir.join("f")).await.unwrap();
+        file.set_max_buf_size(4096);
+        let twin = file.try_clone().await.unwrap();
+        assert_eq!(twin.max_buf_size(), 4096);
+    });
+}

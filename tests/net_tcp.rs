@@ -337,3 +337,24 @@ fn a_socket_polled_from_another_thread_is_woken_by_the_runtime() {
     let echoed = driving.join().unwrap();
     assert_eq!(echoed.unwrap().unwrap(), 80);
 }
+
+/// Shutting down the write side of a connection the peer reset succeeds,
+/// as in tokio: the reset and the shutdown race, and the caller cannot
+/// tell which came first.
+#[test]
+fn shutdown_after_a_reset_by_the_peer_succeeds() {
+    run("shutdown_after_reset", || async {
+        let (mut client, mut server) = pair().await;
+        within("write", client.write_all(b"xy")).await.unwrap();
+        let mut one = [0; 1];
+        within("read", server.read_exact(&mut one)).await.unwrap();
+        // Closing with unread data ("y") makes the kernel send RST.
+        drop(server);
+        let mut buf = [0; 16];
+        let err = within("read", client.read(&mut buf)).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConnectionReset, "{err}");
+        within("shutdown", tokio::io::AsyncWriteExt::shutdown(&mut client))
+            .await
+            .unwrap();
+    });
+}

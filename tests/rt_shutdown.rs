@@ -1010,3 +1010,45 @@ fn a_handle_block_on_waiting_when_the_runtime_goes_hears_of_it() {
         assert!(on_task.join().unwrap().unwrap_err().is_cancelled());
     });
 }
+
+/// `Runtime::enter`'s guard borrows the runtime only until its last use,
+/// as tokio's does: the runtime can be shut down (moved) while the guard
+/// is alive, and the guard's drop afterwards restores the context.
+#[test]
+fn a_runtime_can_be_shut_down_while_entered() {
+    for rt in [
+        Builder::new_current_thread().enable_all().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap(),
+    ] {
+        let _entered = rt.enter();
+        rt.shutdown_timeout(Duration::from_millis(100));
+    }
+    assert!(lawn_rt::runtime::Handle::try_current().is_err());
+}
+
+/// `shutdown_timeout(Duration::MAX)` waits as long as the blocking tasks
+/// take, on both flavors, where adding it to an instant would overflow.
+#[test]
+fn shutdown_timeout_of_duration_max_waits_for_the_blocking_tasks() {
+    for rt in [
+        Builder::new_current_thread().enable_all().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    ] {
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = done.clone();
+        rt.spawn_blocking(move || {
+            thread::sleep(Duration::from_millis(20));
+            flag.store(true, SeqCst);
+        });
+        rt.shutdown_timeout(Duration::MAX);
+        assert!(done.load(SeqCst), "returned before the blocking task ended");
+    }
+}

@@ -526,6 +526,28 @@ fn a_detached_tasks_output_that_panics_on_drop_does_not_escape_block_on() {
     );
 }
 
+/// A completed task whose output panics when dropped: dropping its
+/// handle (which drops the output) does not panic, as in tokio.
+#[test]
+fn dropping_the_handle_of_an_output_that_panics_on_drop_does_not_panic() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(async {
+            let handle = lawn_rt::spawn(async { PanicOnDrop });
+            while !handle.is_finished() {
+                lawn_rt::task::yield_now().await;
+            }
+            drop(handle);
+            "block_on finished"
+        })
+    }));
+    assert_eq!(
+        result.ok(),
+        Some("block_on finished"),
+        "dropping a join handle panicked with its output's drop"
+    );
+}
+
 /// A join handle polled with a waker that panics: when the task completes
 /// (on the thread in `block_on`), the waker's panic does not unwind out of
 /// `block_on` (tokio's `Harness::complete` catches it too).

@@ -385,3 +385,90 @@ fn shutdown_waits_for_a_closure_in_progress_up_to_its_timeout() {
         }
     });
 }
+
+/// Inside `block_in_place` the thread is no longer a worker: a fresh
+/// current-thread runtime's `block_on` runs there, as in tokio, and the
+/// task goes on afterwards.
+#[test]
+fn a_current_thread_runtime_runs_inside_block_in_place() {
+    watchdog(
+        "current-thread block_on in block_in_place",
+        PATIENCE,
+        || {
+            let rt = multi(1);
+            rt.block_on(async {
+                lawn_rt::spawn(async {
+                    let out = block_in_place(|| {
+                        let inner = Builder::new_current_thread().enable_all().build().unwrap();
+                        inner.block_on(async {
+                            sleep(Duration::from_millis(1)).await;
+                            7
+                        })
+                    });
+                    lawn_rt::task::yield_now().await;
+                    out
+                })
+                .await
+                .unwrap()
+            })
+        },
+    );
+}
+
+/// The same from the future of a multi-thread runtime's own `block_on`
+/// (not a worker): `block_in_place` leaves the runtime there too, so the
+/// nested `block_on` runs.
+#[test]
+fn a_current_thread_runtime_runs_inside_block_in_place_in_block_on() {
+    watchdog(
+        "nested block_on in block_on's block_in_place",
+        PATIENCE,
+        || {
+            let rt = multi(1);
+            let out = rt.block_on(async {
+                block_in_place(|| {
+                    let inner = Builder::new_current_thread().enable_all().build().unwrap();
+                    inner.block_on(async { 8 })
+                })
+            });
+            assert_eq!(out, 8);
+        },
+    );
+}
+
+/// A waker a task's `yield_now` deferred is woken before `block_in_place`
+/// starts blocking, not once it is done (tokio#7877): here the waker is a
+/// flag of the test's own, read while the closure blocks.
+#[test]
+fn a_yielded_waker_is_woken_before_the_closure_blocks() {
+    struct Flag(AtomicBool);
+    impl std::task::Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, SeqCst);
+        }
+    }
+    watchdog("deferred wakers before block_in_place", PATIENCE, || {
+        let flag = Arc::new(Flag(AtomicBool::new(false)));
+        let rt = multi(1);
+        let (started_tx, started_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let task = {
+            let flag = flag.clone();
+            rt.spawn(async move {
+                let waker = std::task::Waker::from(flag);
+                let mut yielded = std::pin::pin!(lawn_rt::task::yield_now());
+                let mut cx = std::task::Context::from_waker(&waker);
+                assert!(std::future::Future::poll(yielded.as_mut(), &mut cx).is_pending());
+                block_in_place(|| {
+                    started_tx.send(()).unwrap();
+                    release_rx.recv().unwrap();
+                });
+            })
+        };
+        started_rx.recv().unwrap();
+        let woken = flag.0.load(SeqCst);
+        release_tx.send(()).unwrap();
+        rt.block_on(task).unwrap();
+        assert!(woken, "the yielded waker waited for the blocking closure");
+    });
+}

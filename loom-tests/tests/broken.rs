@@ -52,8 +52,8 @@
 //! - `local_wake`: a local task woken from another thread is queued
 //!   without waking the `LocalSet`'s poller (`Shared::push`,
 //!   `task/local.rs`): model 20's set sleeps forever;
-//! - `handoff_local`: `block_in_place` starts the worker's new thread
-//!   without the deferred wakers of the tasks that yielded
+//! - `handoff_local`: `block_in_place` drops the deferred wakers of the
+//!   tasks that yielded instead of waking them before it blocks
 //!   (`MultiThread::hand_over`, `scheduler/multi.rs`): model 21's yielding
 //!   task sleeps forever;
 //! - `handoff_join`: a multi-thread runtime's drop joins one round of

@@ -90,8 +90,16 @@ pub struct Handle {
 /// ```
 #[must_use = "the handle is current only until the guard is dropped"]
 pub struct EnterGuard<'a> {
-    previous: Option<Entered>,
+    // No `Drop` of its own, nor one that names `'a`: the handle stays
+    // borrowed only until the guard's last use, as with tokio's guard
+    // (`let _e = rt.enter(); rt.shutdown_timeout(d);` compiles).
+    restore: Restore,
     _handle: PhantomData<&'a Handle>,
+}
+
+/// Puts back what was entered before, when dropped.
+pub(crate) struct Restore {
+    previous: Option<Entered>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -507,9 +515,18 @@ fn enter<'a>(entered: Entered) -> EnterGuard<'a> {
         .unwrap_or_default();
     drop(spare);
     EnterGuard {
-        previous,
+        restore: Restore {
+            previous,
+            _not_send: PhantomData,
+        },
         _handle: PhantomData,
-        _not_send: PhantomData,
+    }
+}
+
+impl EnterGuard<'_> {
+    /// What puts back the previous context, without the borrow.
+    pub(crate) fn into_restore(self) -> Restore {
+        self.restore
     }
 }
 
@@ -567,7 +584,7 @@ impl fmt::Debug for Handle {
     }
 }
 
-impl Drop for EnterGuard<'_> {
+impl Drop for Restore {
     fn drop(&mut self) {
         let previous = self.previous.take();
         // Ignore a torn-down thread-local: the thread is exiting anyway.

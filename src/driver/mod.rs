@@ -59,7 +59,7 @@ use std::time::{Duration, Instant as StdInstant};
 pub(crate) use batch::Panics;
 pub(crate) use clock::{checked_add_or_far, Tick, FAR_FUTURE};
 pub use error::Error;
-pub(crate) use handle::{enter_time_disabled, entered_now, rebind_target};
+pub(crate) use handle::{enter_time_disabled, entered_now, rebind_target, Restore};
 pub use handle::{EnterGuard, Handle};
 pub(crate) use shared::{Registered, Reset};
 pub use slack::TimerSlack;

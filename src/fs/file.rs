@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{ready, Context, Poll, Waker};
 use std::time::SystemTime;
 
-use super::{blocking, join};
+use super::{blocking, join, keeping};
 use crate::runtime::{context, Handle};
 use crate::task::JoinHandle;
 
@@ -405,12 +405,12 @@ impl File {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[track_caller]
-    pub fn open(path: impl AsRef<Path>) -> impl Future<Output = io::Result<File>> + Send + 'static {
-        let path = path.as_ref().to_owned();
+    pub fn open(path: impl AsRef<Path>) -> impl Future<Output = io::Result<File>> {
+        let (path, caller_path) = (path.as_ref().to_owned(), path);
         let opened = blocking("File::open", Location::caller(), move || {
             std::fs::File::open(path)
         });
-        async move { opened.await.map(File::from_std) }
+        keeping(caller_path, async move { opened.await.map(File::from_std) })
     }
 
     /// Opens a file for writing, creating it if need be and truncating it
@@ -443,14 +443,15 @@ impl File {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[track_caller]
-    pub fn create(
-        path: impl AsRef<Path>,
-    ) -> impl Future<Output = io::Result<File>> + Send + 'static {
-        let path = path.as_ref().to_owned();
+    pub fn create(path: impl AsRef<Path>) -> impl Future<Output = io::Result<File>> {
+        let (path, caller_path) = (path.as_ref().to_owned(), path);
         let created = blocking("File::create", Location::caller(), move || {
             std::fs::File::create(path)
         });
-        async move { created.await.map(File::from_std) }
+        keeping(
+            caller_path,
+            async move { created.await.map(File::from_std) },
+        )
     }
 
     /// Creates a file for writing, failing with `AlreadyExists` if one is
@@ -482,9 +483,7 @@ impl File {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[track_caller]
-    pub fn create_new(
-        path: impl AsRef<Path>,
-    ) -> impl Future<Output = io::Result<File>> + Send + 'static {
+    pub fn create_new(path: impl AsRef<Path>) -> impl Future<Output = io::Result<File>> {
         super::OpenOptions::new()
             .read(true)
             .write(true)
@@ -836,7 +835,13 @@ impl File {
     #[track_caller]
     pub fn try_clone(&self) -> impl Future<Output = io::Result<File>> + Send + '_ {
         let cloned = self.after_inflight("try_clone", Location::caller(), |std| std.try_clone());
-        async move { cloned.await.map(File::from_std) }
+        let max_buf = self.max_buf_size();
+        async move {
+            let mut file = File::from_std(cloned.await?);
+            // The clone reads and writes in the same steps, as tokio's.
+            file.set_max_buf_size(max_buf);
+            Ok(file)
+        }
     }
 
     /// Truncates or extends the file to `size` bytes (extending with

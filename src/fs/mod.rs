@@ -145,9 +145,12 @@ fn join<T>(what: &str, joined: Result<io::Result<T>, crate::task::JoinError>) ->
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn read(path: impl AsRef<Path>) -> impl Future<Output = io::Result<Vec<u8>>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("read", Location::caller(), move || std::fs::read(path))
+pub fn read(path: impl AsRef<Path>) -> impl Future<Output = io::Result<Vec<u8>>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("read", Location::caller(), move || std::fs::read(path)),
+    )
 }
 
 /// Reads a whole file into a string; like `tokio::fs::read_to_string` and
@@ -171,13 +174,14 @@ pub fn read(path: impl AsRef<Path>) -> impl Future<Output = io::Result<Vec<u8>>>
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn read_to_string(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<String>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("read_to_string", Location::caller(), move || {
-        std::fs::read_to_string(path)
-    })
+pub fn read_to_string(path: impl AsRef<Path>) -> impl Future<Output = io::Result<String>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("read_to_string", Location::caller(), move || {
+            std::fs::read_to_string(path)
+        }),
+    )
 }
 
 /// Writes `contents` as the whole content of a file, creating it if need
@@ -212,12 +216,15 @@ pub fn read_to_string(
 pub fn write(
     path: impl AsRef<Path>,
     contents: impl AsRef<[u8]>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    let contents = contents.as_ref().to_owned();
-    blocking("write", Location::caller(), move || {
-        std::fs::write(path, contents)
-    })
+) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    let (contents, caller_contents) = (contents.as_ref().to_owned(), contents);
+    keeping(
+        (caller_path, caller_contents),
+        blocking("write", Location::caller(), move || {
+            std::fs::write(path, contents)
+        }),
+    )
 }
 
 /// Creates a directory (its parent must exist); like
@@ -248,11 +255,14 @@ pub fn write(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn create_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("create_dir", Location::caller(), move || {
-        std::fs::create_dir(path)
-    })
+pub fn create_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("create_dir", Location::caller(), move || {
+            std::fs::create_dir(path)
+        }),
+    )
 }
 
 /// Creates a directory and every missing parent; like
@@ -284,13 +294,14 @@ pub fn create_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn create_dir_all(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("create_dir_all", Location::caller(), move || {
-        std::fs::create_dir_all(path)
-    })
+pub fn create_dir_all(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("create_dir_all", Location::caller(), move || {
+            std::fs::create_dir_all(path)
+        }),
+    )
 }
 
 /// Removes a file (or a symbolic link, not what it points to); like
@@ -320,13 +331,14 @@ pub fn create_dir_all(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn remove_file(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("remove_file", Location::caller(), move || {
-        std::fs::remove_file(path)
-    })
+pub fn remove_file(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("remove_file", Location::caller(), move || {
+            std::fs::remove_file(path)
+        }),
+    )
 }
 
 /// Removes an empty directory; like `tokio::fs::remove_dir` and
@@ -357,11 +369,14 @@ pub fn remove_file(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn remove_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("remove_dir", Location::caller(), move || {
-        std::fs::remove_dir(path)
-    })
+pub fn remove_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("remove_dir", Location::caller(), move || {
+            std::fs::remove_dir(path)
+        }),
+    )
 }
 
 /// Removes a directory and everything in it (symbolic links inside are
@@ -394,13 +409,14 @@ pub fn remove_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn remove_dir_all(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("remove_dir_all", Location::caller(), move || {
-        std::fs::remove_dir_all(path)
-    })
+pub fn remove_dir_all(path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("remove_dir_all", Location::caller(), move || {
+            std::fs::remove_dir_all(path)
+        }),
+    )
 }
 
 /// Renames a file or directory, replacing `to` if it is a file; like
@@ -435,11 +451,17 @@ pub fn remove_dir_all(
 pub fn rename(
     from: impl AsRef<Path>,
     to: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
-    blocking("rename", Location::caller(), move || {
-        std::fs::rename(from, to)
-    })
+) -> impl Future<Output = io::Result<()>> {
+    let ((from, to), caller_paths) = (
+        (from.as_ref().to_owned(), to.as_ref().to_owned()),
+        (from, to),
+    );
+    keeping(
+        caller_paths,
+        blocking("rename", Location::caller(), move || {
+            std::fs::rename(from, to)
+        }),
+    )
 }
 
 /// Copies a file's content (and permissions) to another, which is
@@ -472,12 +494,15 @@ pub fn rename(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn copy(
-    from: impl AsRef<Path>,
-    to: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<u64>> + Send + 'static {
-    let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
-    blocking("copy", Location::caller(), move || std::fs::copy(from, to))
+pub fn copy(from: impl AsRef<Path>, to: impl AsRef<Path>) -> impl Future<Output = io::Result<u64>> {
+    let ((from, to), caller_paths) = (
+        (from.as_ref().to_owned(), to.as_ref().to_owned()),
+        (from, to),
+    );
+    keeping(
+        caller_paths,
+        blocking("copy", Location::caller(), move || std::fs::copy(from, to)),
+    )
 }
 
 /// Metadata of a path, following symbolic links; like
@@ -503,13 +528,14 @@ pub fn copy(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn metadata(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<Metadata>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("metadata", Location::caller(), move || {
-        std::fs::metadata(path)
-    })
+pub fn metadata(path: impl AsRef<Path>) -> impl Future<Output = io::Result<Metadata>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("metadata", Location::caller(), move || {
+            std::fs::metadata(path)
+        }),
+    )
 }
 
 /// Metadata of a path itself, not following a symbolic link; like
@@ -535,13 +561,14 @@ pub fn metadata(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn symlink_metadata(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<Metadata>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("symlink_metadata", Location::caller(), move || {
-        std::fs::symlink_metadata(path)
-    })
+pub fn symlink_metadata(path: impl AsRef<Path>) -> impl Future<Output = io::Result<Metadata>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("symlink_metadata", Location::caller(), move || {
+            std::fs::symlink_metadata(path)
+        }),
+    )
 }
 
 /// The absolute path with every `.`, `..` and symbolic link resolved; like
@@ -567,13 +594,14 @@ pub fn symlink_metadata(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn canonicalize(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<PathBuf>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("canonicalize", Location::caller(), move || {
-        std::fs::canonicalize(path)
-    })
+pub fn canonicalize(path: impl AsRef<Path>) -> impl Future<Output = io::Result<PathBuf>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("canonicalize", Location::caller(), move || {
+            std::fs::canonicalize(path)
+        }),
+    )
 }
 
 /// Whether something exists at the path (following symbolic links: a
@@ -601,11 +629,12 @@ pub fn canonicalize(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn try_exists(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<bool>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("try_exists", Location::caller(), move || path.try_exists())
+pub fn try_exists(path: impl AsRef<Path>) -> impl Future<Output = io::Result<bool>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("try_exists", Location::caller(), move || path.try_exists()),
+    )
 }
 
 /// Makes `link` a new name (a hard link) for the file `original`; like
@@ -641,11 +670,17 @@ pub fn try_exists(
 pub fn hard_link(
     original: impl AsRef<Path>,
     link: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let (original, link) = (original.as_ref().to_owned(), link.as_ref().to_owned());
-    blocking("hard_link", Location::caller(), move || {
-        std::fs::hard_link(original, link)
-    })
+) -> impl Future<Output = io::Result<()>> {
+    let ((original, link), caller_paths) = (
+        (original.as_ref().to_owned(), link.as_ref().to_owned()),
+        (original, link),
+    );
+    keeping(
+        caller_paths,
+        blocking("hard_link", Location::caller(), move || {
+            std::fs::hard_link(original, link)
+        }),
+    )
 }
 
 /// What a symbolic link points to (not resolved further); like
@@ -676,13 +711,14 @@ pub fn hard_link(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn read_link(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<PathBuf>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("read_link", Location::caller(), move || {
-        std::fs::read_link(path)
-    })
+pub fn read_link(path: impl AsRef<Path>) -> impl Future<Output = io::Result<PathBuf>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("read_link", Location::caller(), move || {
+            std::fs::read_link(path)
+        }),
+    )
 }
 
 /// Changes the permissions of a file or directory; like
@@ -717,11 +753,14 @@ pub fn read_link(
 pub fn set_permissions(
     path: impl AsRef<Path>,
     permissions: Permissions,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let path = path.as_ref().to_owned();
-    blocking("set_permissions", Location::caller(), move || {
-        std::fs::set_permissions(path, permissions)
-    })
+) -> impl Future<Output = io::Result<()>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
+    keeping(
+        caller_path,
+        blocking("set_permissions", Location::caller(), move || {
+            std::fs::set_permissions(path, permissions)
+        }),
+    )
 }
 
 /// Makes a symbolic link at `link` pointing to `original`; like
@@ -757,9 +796,25 @@ pub fn set_permissions(
 pub fn symlink(
     original: impl AsRef<Path>,
     link: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<()>> + Send + 'static {
-    let (original, link) = (original.as_ref().to_owned(), link.as_ref().to_owned());
-    blocking("symlink", Location::caller(), move || {
-        std::os::unix::fs::symlink(original, link)
-    })
+) -> impl Future<Output = io::Result<()>> {
+    let ((original, link), caller_paths) = (
+        (original.as_ref().to_owned(), link.as_ref().to_owned()),
+        (original, link),
+    );
+    keeping(
+        caller_paths,
+        blocking("symlink", Location::caller(), move || {
+            std::os::unix::fs::symlink(original, link)
+        }),
+    )
+}
+
+/// `op`, keeping the caller's arguments (`held`: a path, or a guard such
+/// as a temporary file's that deletes it when dropped) until it is done,
+/// as tokio's `async fn`s do: an operation never outlives what its caller
+/// handed it.
+pub(super) async fn keeping<H, F: Future>(held: H, op: F) -> F::Output {
+    let output = op.await;
+    drop(held);
+    output
 }

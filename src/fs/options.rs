@@ -6,7 +6,7 @@ use std::io;
 use std::panic::Location;
 use std::path::Path;
 
-use super::{blocking, File};
+use super::{blocking, keeping, File};
 
 /// How to open a file: `std::fs::OpenOptions`, opened on the blocking
 /// pool; like `tokio::fs::OpenOptions`.
@@ -178,15 +178,12 @@ impl OpenOptions {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[track_caller]
-    pub fn open(
-        &self,
-        path: impl AsRef<Path>,
-    ) -> impl Future<Output = io::Result<File>> + Send + 'static {
-        let (options, path) = (self.0.clone(), path.as_ref().to_owned());
+    pub fn open(&self, path: impl AsRef<Path>) -> impl Future<Output = io::Result<File>> {
+        let ((options, path), caller_path) = ((self.0.clone(), path.as_ref().to_owned()), path);
         let opened = blocking("OpenOptions::open", Location::caller(), move || {
             options.open(path)
         });
-        async move { opened.await.map(File::from_std) }
+        keeping(caller_path, async move { opened.await.map(File::from_std) })
     }
 }
 
@@ -294,19 +291,19 @@ impl DirBuilder {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     #[track_caller]
-    pub fn create(
-        &self,
-        path: impl AsRef<Path>,
-    ) -> impl Future<Output = io::Result<()>> + Send + 'static {
+    pub fn create(&self, path: impl AsRef<Path>) -> impl Future<Output = io::Result<()>> {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(self.recursive);
         #[cfg(unix)]
         if let Some(mode) = self.mode {
             std::os::unix::fs::DirBuilderExt::mode(&mut builder, mode);
         }
-        let path = path.as_ref().to_owned();
-        blocking("DirBuilder::create", Location::caller(), move || {
-            builder.create(path)
-        })
+        let (path, caller_path) = (path.as_ref().to_owned(), path);
+        keeping(
+            caller_path,
+            blocking("DirBuilder::create", Location::caller(), move || {
+                builder.create(path)
+            }),
+        )
     }
 }

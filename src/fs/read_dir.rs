@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
-use super::{blocking, join, runtime};
+use super::{blocking, join, keeping, runtime};
 use crate::task::JoinHandle;
 
 /// How many entries one trip to the blocking pool reads.
@@ -48,23 +48,24 @@ const BATCH: usize = 32;
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[track_caller]
-pub fn read_dir(
-    path: impl AsRef<Path>,
-) -> impl Future<Output = io::Result<ReadDir>> + Send + 'static {
-    let path = path.as_ref().to_owned();
+pub fn read_dir(path: impl AsRef<Path>) -> impl Future<Output = io::Result<ReadDir>> {
+    let (path, caller_path) = (path.as_ref().to_owned(), path);
     let caller = Location::caller();
-    blocking("read_dir", caller, move || {
-        let mut batch = Batch {
-            entries: VecDeque::with_capacity(BATCH),
-            dir: std::fs::read_dir(path)?,
-            more: true,
-        };
-        batch.fill();
-        Ok(ReadDir {
-            state: State::Idle(Some(batch)),
-            caller,
-        })
-    })
+    keeping(
+        caller_path,
+        blocking("read_dir", caller, move || {
+            let mut batch = Batch {
+                entries: VecDeque::with_capacity(BATCH),
+                dir: std::fs::read_dir(path)?,
+                more: true,
+            };
+            batch.fill();
+            Ok(ReadDir {
+                state: State::Idle(Some(batch)),
+                caller,
+            })
+        }),
+    )
 }
 
 /// The entries of a directory, read in batches on the blocking pool; like

@@ -350,9 +350,15 @@ macro_rules! stream_api {
             }
 
             /// Sends FIN: the peer reads end of file; this side can still
-            /// read.
+            /// read. A connection the peer already reset (the kernel says
+            /// `NotConnected`) counts as shut down, as in tokio: whether
+            /// the reset or the shutdown comes first is a race the caller
+            /// cannot see.
             pub(crate) fn shutdown_write(&self) -> ::std::io::Result<()> {
-                self.io.get_ref().shutdown(::std::net::Shutdown::Write)
+                match self.io.get_ref().shutdown(::std::net::Shutdown::Write) {
+                    Err(err) if err.kind() == ::std::io::ErrorKind::NotConnected => Ok(()),
+                    result => result,
+                }
             }
         }
 

@@ -196,6 +196,21 @@ impl Drop for BlockOnGuard {
     }
 }
 
+/// Leaves the multi-thread `block_on`s on this thread until the guard
+/// drops (`block_in_place` from a `block_on` future: the closure may
+/// `block_on` in turn, as in tokio).
+pub(crate) fn leave_block_on() -> LeftBlockOn {
+    LeftBlockOn(BLOCKING_ON.try_with(|b| b.replace(0)).unwrap_or(0))
+}
+
+pub(crate) struct LeftBlockOn(u32);
+
+impl Drop for LeftBlockOn {
+    fn drop(&mut self) {
+        let _ = BLOCKING_ON.try_with(|b| b.set(self.0));
+    }
+}
+
 /// Stops driving; returns the queue and the deferred wakers left.
 pub(crate) fn stop_driving() -> Option<Local> {
     LOCAL.try_with(|l| l.borrow_mut().take()).ok().flatten()

@@ -153,8 +153,11 @@ pub struct EnterGuard<'a> {
     // Dropped in this order: a local runtime's task context, the time
     // context, then the runtime's.
     _local: Option<crate::task::LocalEnterGuard>,
-    _time: crate::driver::EnterGuard<'a>,
+    _time: crate::driver::Restore,
     _runtime: context::HandleGuard,
+    // The runtime is borrowed until the guard's last use, not its drop
+    // (no field's drop names `'a`), as with tokio's guard.
+    _handle: std::marker::PhantomData<&'a Handle>,
 }
 
 impl EnterGuard<'_> {
@@ -864,8 +867,9 @@ impl Handle {
         };
         EnterGuard {
             _local: None,
-            _time: time,
+            _time: time.into_restore(),
             _runtime: runtime,
+            _handle: std::marker::PhantomData,
         }
     }
 }

@@ -276,6 +276,7 @@ pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
              `spawn_blocking`)"
         );
     }
+    let _left = context::leave_block_on();
     coop::with_budget(None, f)
 }
 

@@ -540,10 +540,18 @@ impl MultiThread {
     /// worker stays here (and blocks with `f`, as without a hand-off).
     fn hand_over(self: &Arc<Self>, core: Box<Core>) {
         let mut local = context::stop_driving().expect("a worker's thread drives its runtime");
+        // The tasks that yielded are woken now, before the closure blocks
+        // (as tokio does since tokio#7877): a waker may be anyone's, not
+        // only a task's the new thread would run.
+        let deferred = std::mem::take(&mut local.deferred);
         if crate::driver::planted("handoff_local") {
-            // The deliberately broken variant (test-only): the new thread
-            // starts without the deferred wakers of the tasks that yielded.
-            local.deferred.clear();
+            // The deliberately broken variant (test-only): the deferred
+            // wakers of the tasks that yielded are dropped, not woken.
+            drop(deferred);
+        } else {
+            for waker in deferred {
+                super::survive(|| waker.wake());
+            }
         }
         HANDED_OVER.with(|handed| handed.set(self.id()));
         let me = thread::current().id();
@@ -803,7 +811,8 @@ impl MultiThread {
         // Threads a hand-off left behind run blocking work: waited for up
         // to `timeout`, as the blocking pool's threads are (then let go),
         // also one that handed over after this took the lists (`gone`).
-        let deadline = timeout.map(|timeout| StdInstant::now() + timeout);
+        // A timeout past what an instant can hold waits as long as it takes.
+        let deadline = timeout.and_then(|timeout| StdInstant::now().checked_add(timeout));
         let mut panicked = None;
         loop {
             let (workers, left) = {

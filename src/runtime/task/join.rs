@@ -111,8 +111,12 @@ where
             slot.detached = true;
             (slot.output.take(), slot.waker.take())
         };
-        context::drop_as_task(id, output);
-        drop(waker);
+        // A panic in the output's drop (or the waker's) stays here, as in
+        // tokio: dropping a handle never panics.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            context::drop_as_task(id, output);
+            drop(waker);
+        }));
     }
 
     fn is_finished(&self) -> bool {
@@ -174,8 +178,12 @@ impl<T> JoinSide<T> for LocalSlot<T> {
             slot.detached = true;
             (slot.output.take(), slot.waker.take())
         };
-        context::drop_as_task(id, output);
-        drop(waker);
+        // A panic in the output's drop (or the waker's) stays here, as in
+        // tokio: dropping a handle never panics.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            context::drop_as_task(id, output);
+            drop(waker);
+        }));
     }
 
     fn is_finished(&self) -> bool {
