@@ -100,14 +100,18 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self.0 {
             Kind::Shutdown => {
-                "lawn_rt: the timer driver has shut down (its runtime was dropped); \
-                 timers bound to it can no longer be used"
+                "the timer is shutdown, must be called from the context of Tokio runtime \
+                 (lawn_rt: the timer driver has shut down, its runtime was dropped; \
+                 timers bound to it can no longer be used)"
             }
             Kind::AtCapacity => {
-                "lawn_rt: the timer driver is full (about 4 billion pending timers); \
-                 drop some timers first"
+                "timer is at capacity and cannot create a new entry (lawn_rt: the timer \
+                 driver holds about 4 billion pending timers; drop some first)"
             }
-            Kind::Invalid => "lawn_rt: timer duration or deadline cannot be represented",
+            Kind::Invalid => {
+                "timer duration exceeds maximum duration (lawn_rt: the duration or deadline \
+                 cannot be represented)"
+            }
         })
     }
 }

@@ -50,8 +50,9 @@ pub(super) const SPARE_MAX: usize = 64;
 
 /// The panic message for a timer made inside a runtime without time.
 pub(crate) const TIME_DISABLED: &str =
-    "lawn_rt: timers need the time driver, but this runtime was \
-    built without it; call `enable_time()` or `enable_all()` on its `Builder`";
+    "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the \
+    runtime builder to enable timers. (lawn_rt: timers need the time driver, and this \
+    runtime was built without it; call `enable_time()` or `enable_all()` on its `Builder`.)";
 
 /// A cheap, clonable reference to a timer driver.
 ///

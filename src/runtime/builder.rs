@@ -637,7 +637,7 @@ impl Builder {
     pub fn event_interval(&mut self, ticks: u32) -> &mut Builder {
         assert!(
             ticks > 0,
-            "lawn_rt: `event_interval` must be greater than 0 (a scheduler that never looks \
+            "event_interval must be greater than 0 (lawn_rt: a scheduler that never looks \
              at its timers and I/O would never see them)"
         );
         self.intervals.event = ticks;
@@ -673,10 +673,7 @@ impl Builder {
     /// ```
     #[track_caller]
     pub fn global_queue_interval(&mut self, ticks: u32) -> &mut Builder {
-        assert!(
-            ticks > 0,
-            "lawn_rt: `global_queue_interval` must be greater than 0"
-        );
+        assert!(ticks > 0, "global_queue_interval must be greater than 0");
         self.intervals.global_queue = ticks;
         self
     }
@@ -714,7 +711,7 @@ impl Builder {
     pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
         assert!(
             capacity > 0,
-            "lawn_rt: `max_io_events_per_tick` must be greater than 0"
+            "max_io_events_per_tick must be non-zero (lawn_rt: greater than 0)"
         );
         self.max_io_events_per_tick = capacity;
         self
@@ -757,7 +754,7 @@ impl Builder {
     pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
         assert!(
             capacity > 0,
-            "lawn_rt: `max_io_events_per_busy_tick` must be greater than 0"
+            "max_io_events_per_busy_tick must be non-zero (lawn_rt: greater than 0)"
         );
         self.max_io_events_per_busy_tick = Some(capacity);
         self

@@ -789,8 +789,11 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert!(
             !context::is_driving(),
-            "lawn_rt: cannot `block_on` inside a runtime: this thread is already running \
-             asynchronous tasks; `.await` the future instead (or spawn it)"
+            "Cannot start a runtime from within a runtime. This happens because a function \
+             (like `block_on`) attempted to block the current thread while the thread is being \
+             used to drive asynchronous tasks. If you are in an async function, use `.await` on \
+             the future instead of blocking on it. (lawn_rt: cannot `block_on` inside a \
+             runtime; `.await` the future instead, or spawn it.)"
         );
         let _entered = self.enter();
         self.inner.block_on(future)

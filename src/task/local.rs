@@ -736,9 +736,9 @@ where
     match current {
         Some(shell) => shell.spawn(future),
         None => panic!(
-            "lawn_rt: `spawn_local` called from outside of a `task::LocalSet` (call it from a \
-             task or future the set runs: `LocalSet::run_until`, `LocalSet::block_on`, an \
-             awaited `LocalSet`, or after `LocalSet::enter`)"
+            "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime` \
+             (lawn_rt: call it from a task or future the set runs: `LocalSet::run_until`, \
+             `LocalSet::block_on`, an awaited `LocalSet`, or after `LocalSet::enter`)"
         ),
     }
 }

@@ -207,12 +207,14 @@ pub(crate) fn current() -> Arc<Driver> {
     match context::io() {
         Some(context::Io::Driver(driver)) => driver,
         Some(context::Io::Disabled) => panic!(
-            "lawn_rt: sockets need the I/O driver, but this runtime was built without it; call \
-             `enable_io()` or `enable_all()` on its `Builder`"
+            "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the runtime \
+             builder to enable IO. (lawn_rt: sockets need the I/O driver, and this runtime was \
+             built without it; call `enable_io()` or `enable_all()` on its `Builder`.)"
         ),
         None => panic!(
-            "lawn_rt: sockets need a lawn_rt runtime with I/O enabled: use them inside \
-             `Runtime::block_on`, a spawned task, or after `Runtime::enter`"
+            "there is no reactor running, must be called from the context of a Tokio 1.x \
+             runtime (lawn_rt: sockets need a lawn_rt runtime with I/O enabled: use them \
+             inside `Runtime::block_on`, a spawned task, or after `Runtime::enter`)"
         ),
     }
 }
