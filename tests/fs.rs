@@ -788,3 +788,25 @@ fn try_clone_keeps_the_max_buf_size() {
         assert_eq!(twin.max_buf_size(), 4096);
     });
 }
+
+/// A vectored write takes every slice (up to the largest write), as
+/// tokio's file does, not only the first.
+#[test]
+fn a_vectored_write_takes_every_slice() {
+    in_temp_dir(Flavor::CurrentThread, "write_vectored", |dir| async move {
+        use futures::io::AsyncWriteExt;
+        let path = dir.join("v");
+        let mut file = fs::File::create(&path).await.unwrap();
+        let slices = [
+            std::io::IoSlice::new(b"hello "),
+            std::io::IoSlice::new(b"world"),
+        ];
+        assert_eq!(file.write_vectored(&slices).await.unwrap(), 11);
+        // Capped at the largest write, in order.
+        file.set_max_buf_size(8);
+        assert_eq!(file.write_vectored(&slices).await.unwrap(), 8);
+        file.flush().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello worldhello wo");
+        assert!(format!("{file:?}").starts_with("lawn_rt::fs::File { std: File { fd:"));
+    });
+}

@@ -462,3 +462,27 @@ fn builder_accepts_the_edges() {
         .unwrap();
     assert_eq!(rt.block_on(rt.spawn_blocking(|| 1)).unwrap(), 1);
 }
+
+/// Enter guards nest: dropping one before a guard made after it panics,
+/// as in tokio; dropped in order they are fine, and after such a panic
+/// the thread can enter again.
+#[test]
+fn enter_guards_dropped_out_of_order_panic() {
+    let rt = || Builder::new_current_thread().enable_all().build().unwrap();
+    let (rt1, rt2) = (rt(), rt());
+    let first = rt1.enter();
+    let second = rt2.enter();
+    drop(second);
+    drop(first);
+    let out_of_order = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let first = rt1.enter();
+        let second = rt2.enter();
+        drop(first);
+        drop(second);
+    }));
+    let message = common::panic_message(&*out_of_order.unwrap_err());
+    assert!(message.contains("dropped out of order"), "{message}");
+    let rt3 = rt();
+    let _entered = rt3.enter();
+    assert!(lawn_rt::runtime::Handle::try_current().is_ok());
+}

@@ -472,3 +472,32 @@ fn a_yielded_waker_is_woken_before_the_closure_blocks() {
         assert!(woken, "the yielded waker waited for the blocking closure");
     });
 }
+
+/// From inside a `LocalSet` on a runtime, `block_in_place` panics with
+/// tokio's message, also on a multi-thread runtime (the set's tasks must
+/// stay on their thread).
+#[test]
+fn block_in_place_in_a_local_set_panics() {
+    watchdog("block_in_place in a LocalSet", PATIENCE, || {
+        let rt = multi(2);
+        let site = catch_panic_site("run_until", || {
+            rt.block_on(lawn_rt::task::LocalSet::new().run_until(async { block_in_place(|| {}) }))
+        });
+        assert!(
+            site.message
+                .starts_with("can call blocking only when running on the multi-threaded runtime"),
+            "{}",
+            site.message
+        );
+        let site = catch_panic_site("spawn_local", || {
+            let set = lawn_rt::task::LocalSet::new();
+            let task = set.spawn_local(async { block_in_place(|| {}) });
+            rt.block_on(set.run_until(task)).unwrap();
+        });
+        assert!(
+            site.message.contains("can call blocking only"),
+            "{}",
+            site.message
+        );
+    });
+}

@@ -294,19 +294,39 @@ impl FileState {
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
+        self.poll_write_vectored(std, cx, &[io::IoSlice::new(src)])
+    }
+
+    /// Takes as much of `srcs`, in order, as one write may move
+    /// (`max_buf`), as tokio's file does.
+    fn poll_write_vectored(
+        &mut self,
+        std: &Arc<std::fs::File>,
+        cx: &mut Context<'_>,
+        srcs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         loop {
             if let Some(err) = self.last_write_err.take() {
                 return Poll::Ready(Err(err));
             }
             match self.state {
                 State::Idle(_) => {
-                    if src.is_empty() {
+                    let total: usize = srcs.iter().map(|src| src.len()).sum();
+                    if total == 0 {
                         return Poll::Ready(Ok(0));
                     }
-                    let n = src.len().min(self.max_buf);
+                    let max = self.max_buf;
                     let buf = self.buf();
                     let back = buf.discard_unread();
-                    buf.data.extend_from_slice(&src[..n]);
+                    let mut n = 0;
+                    for src in srcs {
+                        let take = src.len().min(max - n);
+                        buf.data.extend_from_slice(&src[..take]);
+                        n += take;
+                        if n == max {
+                            break;
+                        }
+                    }
                     let std = std.clone();
                     self.start("poll_write", None, move |buf| {
                         Op::Write(buf.write_to(&std, back))
@@ -1008,6 +1028,15 @@ impl futures_io::AsyncWrite for File {
         inner.poll_write(std, cx, buf)
     }
 
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let (std, inner) = self.parts();
+        inner.poll_write_vectored(std, cx, bufs)
+    }
+
     /// Waits for the write in flight; reports its error.
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.parts().1.poll_flush(cx)
@@ -1053,6 +1082,19 @@ impl tokio::io::AsyncWrite for File {
     ) -> Poll<io::Result<usize>> {
         let (std, inner) = self.parts();
         inner.poll_write(std, cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let (std, inner) = self.parts();
+        inner.poll_write_vectored(std, cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     /// Waits for the write in flight; reports its error.
@@ -1133,7 +1175,7 @@ impl fmt::Debug for File {
             Ok(inner) => Some(matches!(inner.state, State::Busy(_))),
             Err(_) => None,
         };
-        f.debug_struct("File")
+        f.debug_struct("lawn_rt::fs::File")
             .field("std", &self.std)
             .field("busy", &busy)
             .finish_non_exhaustive()

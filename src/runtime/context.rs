@@ -45,6 +45,9 @@ crate::loom::const_thread_local! {
     /// How many multi-thread `block_on`s run on this thread (at most one:
     /// a nested one panics).
     static BLOCKING_ON: Cell<u32> = Cell::new(0);
+    /// How many runtime contexts are entered on this thread (see
+    /// [`HandleGuard`]).
+    static ENTER_DEPTH: Cell<usize> = Cell::new(0);
     /// The task being polled (or whose future or output is being dropped)
     /// on this thread.
     static CURRENT_TASK: Cell<Option<Id>> = Cell::new(None);
@@ -109,12 +112,19 @@ pub(crate) fn io() -> Option<Io> {
 /// Makes `handle` the entered runtime, and `io` its I/O driver here, until
 /// the guard drops.
 pub(crate) fn enter(handle: Handle, io: Io) -> HandleGuard {
+    let depth = ENTER_DEPTH
+        .try_with(|depth| {
+            depth.set(depth.get() + 1);
+            depth.get()
+        })
+        .unwrap_or(0);
     HandleGuard {
         handle: HANDLE
             .try_with(|h| h.borrow_mut().replace(handle))
             .ok()
             .flatten(),
         io: IO.try_with(|h| h.borrow_mut().replace(io)).ok().flatten(),
+        depth,
     }
 }
 
@@ -122,10 +132,27 @@ pub(crate) fn enter(handle: Handle, io: Io) -> HandleGuard {
 pub(crate) struct HandleGuard {
     handle: Option<Handle>,
     io: Option<Io>,
+    /// How many guards were alive on this thread with this one, counting
+    /// it: guards must be dropped in the reverse order of their making.
+    depth: usize,
 }
 
 impl Drop for HandleGuard {
     fn drop(&mut self) {
+        let depth = ENTER_DEPTH.try_with(Cell::get).unwrap_or(self.depth);
+        if depth != self.depth {
+            if !std::thread::panicking() {
+                panic!(
+                    "`EnterGuard` values dropped out of order. Guards returned by \
+                     `tokio::runtime::Handle::enter()` must be dropped in the reverse order as \
+                     they were acquired. (lawn_rt: `Runtime::enter` and `Handle::enter` guards \
+                     nest.)"
+                );
+            }
+            // Already unwinding: leave the context as it is, as tokio does.
+            return;
+        }
+        let _ = ENTER_DEPTH.try_with(|d| d.set(depth - 1));
         let io = self.io.take();
         let _ = IO.try_with(|h| *h.borrow_mut() = io);
         let previous = self.handle.take();

@@ -407,6 +407,14 @@ impl Shell {
     }
 }
 
+/// Whether a local set's context is entered on this thread (its
+/// `run_until`, its own poll, or `LocalSet::enter`).
+pub(crate) fn is_entered() -> bool {
+    CURRENT
+        .try_with(|current| current.borrow().is_some())
+        .unwrap_or(false)
+}
+
 /// Makes `shell` this thread's local-set context until dropped (restoring
 /// the previous one).
 struct Entered {

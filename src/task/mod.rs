@@ -146,6 +146,13 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
+    if local::is_entered() && context::current().is_some() {
+        panic!(
+            "can call blocking only when running on the multi-threaded runtime (lawn_rt: not \
+             from inside a `LocalSet`, whose tasks must stay on this thread; use \
+             `spawn_blocking`)"
+        );
+    }
     crate::runtime::block_in_place(f)
 }
 
