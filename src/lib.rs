@@ -159,7 +159,7 @@ pub use tokio::{join, pin, select, try_join};
 /// ```
 ///
 /// ```compile_fail
-/// #[lawn_rt::test(flavor = "local")] // unknown flavor
+/// #[lawn_rt::test(flavor = "threaded")] // unknown flavor
 /// async fn t() {}
 /// ```
 ///

@@ -97,3 +97,14 @@ fn enter_lets_spawn_local_in() {
     };
     assert_eq!(*rt.block_on(task).unwrap(), 2);
 }
+
+/// `#[lawn_rt::test(flavor = "local")]` runs the test on a `LocalRuntime`,
+/// as tokio's does: `spawn_local` works anywhere in it.
+#[lawn_rt::test(flavor = "local")]
+async fn the_local_flavor_runs_on_a_local_runtime() {
+    let shared = Rc::new(Cell::new(1));
+    let seen = shared.clone();
+    let task = lawn_rt::task::spawn_local(async move { seen.get() + 1 });
+    assert_eq!(task.await.unwrap(), 2);
+    assert_eq!(shared.get(), 1);
+}

@@ -47,6 +47,12 @@ pub(crate) enum Flavor {
         /// Whether the clock starts paused (`.start_paused(true)`).
         start_paused: bool,
     },
+    /// `Builder::new_current_thread()` built with `build_local`: a
+    /// `LocalRuntime`, where `spawn_local` works anywhere on the thread.
+    Local {
+        /// Whether the clock starts paused (`.start_paused(true)`).
+        start_paused: bool,
+    },
     /// `Builder::new_multi_thread()`, gated by [`MULTI_THREAD_AVAILABLE`].
     MultiThread {
         /// `.worker_threads(n)`; `None` keeps the runtime's default.
@@ -80,6 +86,7 @@ pub(crate) fn parse(entry: Entry, args: TokenStream) -> syn::Result<Config> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FlavorName {
     CurrentThread,
+    Local,
     MultiThread,
 }
 
@@ -143,7 +150,7 @@ impl Options {
             errors.push(syn::Error::new_spanned(&flavor.pair, msg));
         }
         match name {
-            FlavorName::CurrentThread => {
+            FlavorName::CurrentThread | FlavorName::Local => {
                 if let Some(workers) = &self.worker_threads {
                     let msg = workers_need_multi_thread();
                     errors.push(syn::Error::new_spanned(&workers.pair, msg));
@@ -163,6 +170,9 @@ impl Options {
         errors.finish()?;
         let flavor = match name {
             FlavorName::CurrentThread => Flavor::CurrentThread {
+                start_paused: self.start_paused.is_some_and(|p| p.value),
+            },
+            FlavorName::Local => Flavor::Local {
                 start_paused: self.start_paused.is_some_and(|p| p.value),
             },
             FlavorName::MultiThread => Flavor::MultiThread {
@@ -192,16 +202,18 @@ fn store<T>(slot: &mut Option<Setting<T>>, pair: &MetaNameValue, value: T) -> sy
 
 fn flavor_value(value: &Expr) -> syn::Result<FlavorName> {
     let Some(Lit::Str(name)) = literal(value) else {
-        let msg = "`flavor` takes a string: \
-                   `flavor = \"current_thread\"` or `flavor = \"multi_thread\"`";
+        let msg = "`flavor` takes a string: `flavor = \"current_thread\"`, \
+                   `flavor = \"local\"` or `flavor = \"multi_thread\"`";
         return Err(syn::Error::new_spanned(value, msg));
     };
     match name.value().as_str() {
         "current_thread" => Ok(FlavorName::CurrentThread),
+        "local" => Ok(FlavorName::Local),
         "multi_thread" => Ok(FlavorName::MultiThread),
         other => {
             let msg = format!(
-                "unknown runtime flavor `{other}`; expected `current_thread` or `multi_thread`"
+                "unknown runtime flavor `{other}`; expected `current_thread`, `local` or \
+                 `multi_thread`"
             );
             Err(syn::Error::new(name.span(), msg))
         }

@@ -146,14 +146,14 @@ pub(crate) fn generate(function: ItemFn, config: &Config, mark_test: bool) -> To
             let #future = async move #block;
             #pin
             #runtime
-                .build()
                 .expect(#BUILD_FAILED)
                 .block_on(#future)
         }
     }
 }
 
-/// The `Builder` chain for `config`, up to (not including) `.build()`.
+/// The `Builder` chain for `config`, up to and including its build call
+/// (`.build()`, or `.build_local(..)` for the local flavor).
 pub(crate) fn builder(config: &Config) -> TokenStream {
     let krate = match &config.krate {
         Some(path) => path.to_token_stream(),
@@ -168,6 +168,17 @@ pub(crate) fn builder(config: &Config) -> TokenStream {
                     .enable_all()
                     #paused
                     #name
+                    .build()
+            }
+        }
+        Flavor::Local { start_paused } => {
+            let paused = start_paused.then(|| quote!(.start_paused(true)));
+            quote! {
+                #krate::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    #paused
+                    #name
+                    .build_local(::core::default::Default::default())
             }
         }
         Flavor::MultiThread { worker_threads } => {
@@ -180,6 +191,7 @@ pub(crate) fn builder(config: &Config) -> TokenStream {
                     #workers
                     .enable_all()
                     #name
+                    .build()
             }
         }
     }

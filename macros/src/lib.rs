@@ -20,9 +20,9 @@
 //!
 //! | Option | Values | Default | Effect |
 //! |---|---|---|---|
-//! | `flavor` | `"current_thread"`, `"multi_thread"` | `"multi_thread"` for `main`, `"current_thread"` for `test` (tokio's defaults) | `Builder::new_current_thread()` or `Builder::new_multi_thread()` |
+//! | `flavor` | `"current_thread"`, `"local"`, `"multi_thread"` | `"multi_thread"` for `main`, `"current_thread"` for `test` (tokio's defaults) | `Builder::new_current_thread()`, the same built with `build_local` (a `LocalRuntime`), or `Builder::new_multi_thread()` |
 //! | `worker_threads` | an integer ≥ 1 | the runtime's | `.worker_threads(n)`; multi_thread only |
-//! | `start_paused` | `true`, `false` | `false` | `.start_paused(true)`; current_thread only, needs lawn_rt's `test-util` |
+//! | `start_paused` | `true`, `false` | `false` | `.start_paused(true)`; current_thread and local only, needs lawn_rt's `test-util` |
 //! | `name` | a string | none | `.name("...")`: the runtime's name, read back with `Handle::name` |
 //! | `crate` | a path in a string | `"::lawn_rt"` | the path the generated code reaches lawn_rt by, for a crate that re-exports it |
 //!
@@ -91,7 +91,8 @@ use entry::Entry;
 ///   tasks on a pool of worker threads, one per CPU unless
 ///   `worker_threads` says otherwise. `flavor = "current_thread"` (the
 ///   default for `test`) runs everything on the thread that calls the
-///   function.
+///   function. `flavor = "local"` does too, on a `LocalRuntime`, where
+///   `task::spawn_local` works anywhere (tokio's local flavor).
 /// - `worker_threads = N` (N ≥ 1) sets the number of worker threads of the
 ///   multi_thread flavor.
 /// - `start_paused = true` adds `.start_paused(true)`: the runtime's clock

@@ -219,6 +219,7 @@ fn multi_thread_builder() {
             ::lawn_rt::runtime::Builder::new_multi_thread()
                 .worker_threads(4)
                 .enable_all()
+                .build()
         },
     );
     let flavor = Flavor::MultiThread {
@@ -226,7 +227,9 @@ fn multi_thread_builder() {
     };
     assert_tokens(
         entry::builder(&multi(flavor)),
-        quote!(::lawn_rt::runtime::Builder::new_multi_thread().enable_all()),
+        quote!(::lawn_rt::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()),
     );
     let out = expand(
         Entry::Main,

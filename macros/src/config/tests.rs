@@ -163,17 +163,34 @@ fn wrong_value_types() {
     );
     assert_eq!(
         errors("flavor = current_thread"),
-        ["`flavor` takes a string: `flavor = \"current_thread\"` or `flavor = \"multi_thread\"`"]
+        [
+            "`flavor` takes a string: `flavor = \"current_thread\"`, `flavor = \"local\"` or \
+             `flavor = \"multi_thread\"`"
+        ]
     );
 }
 
 #[test]
 fn bad_flavor_string() {
     assert_eq!(
-        errors("flavor = \"local\""),
-        ["unknown runtime flavor `local`; expected `current_thread` or `multi_thread`"]
+        errors("flavor = \"threaded\""),
+        ["unknown runtime flavor `threaded`; expected `current_thread`, `local` or `multi_thread`"]
     );
-    assert_eq!(error_at("flavor = \"local\""), (1, 9));
+    assert_eq!(error_at("flavor = \"threaded\""), (1, 9));
+}
+
+#[test]
+fn local_flavor() {
+    assert_eq!(
+        parse_test("flavor = \"local\"").unwrap(),
+        Flavor::Local {
+            start_paused: false
+        }
+    );
+    assert_eq!(
+        parse_test("flavor = \"local\", start_paused = true").unwrap(),
+        Flavor::Local { start_paused: true }
+    );
 }
 
 #[test]
