@@ -96,10 +96,11 @@
 #![deny(missing_docs)]
 // No `unsafe` code but where a module allows it and names, in its docs, the
 // benchmark that justified it, or the call no safe API makes. Two modules
-// do: `runtime/io/uninit.rs`, reads into a tokio `ReadBuf`'s uninitialized
+// do, and one trait impl: `runtime/io/uninit.rs`, reads into a tokio `ReadBuf`'s uninitialized
 // part (see docs/performance.md, "Servers under real clients"), and
 // `driver/foreign.rs`, one `pthread_atfork` call, so that a fork's child
-// starts its own timer thread (see docs/reliability.md).
+// starts its own timer thread (see docs/reliability.md). `fs::File`'s
+// `FromRawFd` passes its caller's contract on to std's, as tokio's does.
 // The other allowance is not code (SAFETY: nothing relies on it):
 // `io::unix::AsyncFd::register` and `register_with_interest` are declared
 // unsafe only because tokio 1.54's are, and their bodies are safe calls.

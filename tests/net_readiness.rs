@@ -344,7 +344,46 @@ fn polled_unix_datagrams_wait_and_wake(flavor: Flavor) {
     });
 }
 
+/// Sockets whose state is known when they are made start ready, as in
+/// tokio: an accepted stream is assumed readable and writable (its first
+/// read tries the socket, and a `WouldBlock` clears the guess), and both
+/// ends of a fresh Unix pair are writable, before any event.
+fn sockets_whose_state_is_known_start_ready(flavor: Flavor) {
+    on(flavor, "start_ready", move || async move {
+        use futures::FutureExt;
+        let listener = lawn_rt::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .unwrap();
+        let client = lawn_rt::net::TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        // Ready at once, with no event yet.
+        assert!(server.readable().now_or_never().is_some());
+        assert!(server.writable().now_or_never().is_some());
+        assert_eq!(
+            server.try_read(&mut [0; 1]).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        // The guess is gone (unless the driver's first event came meanwhile:
+        // readiness may be a false positive); the peer's bytes make it
+        // readable for real.
+        client.try_write(b"x").unwrap();
+        within("readable", server.readable()).await.unwrap();
+        assert_eq!(server.try_read(&mut [0; 4]).unwrap(), 1);
+
+        let (a, b) = UnixStream::pair().unwrap();
+        assert!(a.writable().now_or_never().is_some());
+        assert!(b.writable().now_or_never().is_some());
+        assert!(a.readable().now_or_never().is_none());
+        let (a, b) = lawn_rt::net::UnixDatagram::pair().unwrap();
+        assert!(a.writable().now_or_never().is_some());
+        assert!(b.writable().now_or_never().is_some());
+    });
+}
+
 both_flavors!(
+    sockets_whose_state_is_known_start_ready,
     polled_unix_datagrams_wait_and_wake,
     polled_udp_and_tcp_peek_wait_and_wake,
     tcp_ttl_and_linger,

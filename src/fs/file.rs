@@ -22,7 +22,7 @@ use std::fmt;
 use std::fs::{FileTimes, Metadata, Permissions};
 use std::future::Future;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::panic::Location;
 use std::path::Path;
 use std::pin::Pin;
@@ -807,7 +807,7 @@ impl File {
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
         assert!(
             max_buf_size > 0,
-            "lawn_rt: `File::set_max_buf_size` takes a size greater than 0"
+            "`max_buf_size` must be greater than 0 (lawn_rt: `File::set_max_buf_size`)"
         );
         self.inner
             .get_mut()
@@ -1160,6 +1160,17 @@ impl From<OwnedFd> for File {
 impl AsRawFd for File {
     fn as_raw_fd(&self) -> RawFd {
         self.std.as_raw_fd()
+    }
+}
+
+/// [`File::from_std`] of the descriptor, as tokio's `File` has it; prefer
+/// `From<OwnedFd>`, which needs no `unsafe`.
+#[allow(unsafe_code)]
+impl FromRawFd for File {
+    unsafe fn from_raw_fd(fd: RawFd) -> File {
+        // SAFETY: the caller's contract is `std::fs::File::from_raw_fd`'s
+        // (an open descriptor this call takes ownership of), passed on.
+        File::from_std(unsafe { std::fs::File::from_raw_fd(fd) })
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use mio::Interest;
 
 use super::addr::{self, SocketAddr};
-use crate::runtime::io::{self as driver, Direction, Driver, Registration};
+use crate::runtime::io::{self as driver, Direction, Driver, Ready, Registration};
 
 /// A Unix datagram socket; like `tokio::net::UnixDatagram`.
 ///
@@ -172,10 +172,14 @@ impl UnixDatagram {
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let driver = driver::current();
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((
+        let (a, b) = (
             UnixDatagram::registered(driver.clone(), a)?,
             UnixDatagram::registered(driver, b)?,
-        ))
+        );
+        // Empty buffers: writable now, readable once the peer sends.
+        a.io.assume_ready(Ready::WRITABLE);
+        b.io.assume_ready(Ready::WRITABLE);
+        Ok((a, b))
     }
 
     /// A socket made from a `std` one (set to non-blocking here),

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::addr::{self, SocketAddr};
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::net::ops;
-use crate::runtime::io::{self as driver, Registration};
+use crate::runtime::io::{self as driver, Ready, Registration};
 
 /// A connected Unix stream socket; like `tokio::net::UnixStream`.
 ///
@@ -165,6 +165,9 @@ impl UnixStream {
         let (a, b) = mio::net::UnixStream::pair()?;
         let a = ops::register_stream(driver.clone(), a)?;
         let b = ops::register_stream(driver, b)?;
+        // Empty buffers: writable now, readable once the peer writes.
+        a.assume_ready(Ready::WRITABLE);
+        b.assume_ready(Ready::WRITABLE);
         Ok((UnixStream { io: a }, UnixStream { io: b }))
     }
 

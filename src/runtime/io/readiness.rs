@@ -269,6 +269,15 @@ impl ScheduledIo {
         woken.wake_all();
     }
 
+    /// Marks the resource ready in `ready`'s directions without an event
+    /// (the counter stays, so an operation's `WouldBlock` clears them as
+    /// usual); nothing after shutdown.
+    pub(crate) fn assume_ready(&self, ready: Ready) {
+        let _ = self.readiness.fetch_update(AcqRel, Acquire, |word| {
+            (word & SHUTDOWN == 0).then_some(word | ready.0)
+        });
+    }
+
     /// Clears the bits of `event` that an operation found not ready
     /// (`WouldBlock`), unless an event arrived since it read them. Closed
     /// halves stay.

@@ -70,6 +70,16 @@ impl<S: Source> Registration<S> {
         })
     }
 
+    /// Marks the socket ready in `ready`'s directions before the driver's
+    /// first event, as tokio does for a socket whose state is known when it
+    /// is made: an accepted connection is writable and usually holds its
+    /// peer's first bytes (its first event may queue behind every other
+    /// connection's), and a fresh pair is writable. A wrong guess costs one
+    /// `WouldBlock`, which clears the readiness again.
+    pub(crate) fn assume_ready(&self, ready: Ready) {
+        self.io.assume_ready(ready);
+    }
+
     /// The source, for calls that need no readiness (addresses, options).
     pub(crate) fn get_ref(&self) -> &S {
         self.source
