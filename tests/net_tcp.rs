@@ -136,18 +136,25 @@ fn every_address_is_tried_and_the_last_error_returned() {
     });
 }
 
+/// A client whose peer closed with unread data (the kernel sends RST),
+/// after a read has reported the reset.
+async fn reset_by_peer() -> TcpStream {
+    let (mut client, mut server) = pair().await;
+    within("write", client.write_all(b"xy")).await.unwrap();
+    let mut one = [0; 1];
+    within("read", server.read_exact(&mut one)).await.unwrap();
+    // Closing with unread data ("y") makes the kernel send RST.
+    drop(server);
+    let mut buf = [0; 16];
+    let err = within("read", client.read(&mut buf)).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ConnectionReset, "{err}");
+    client
+}
+
 #[test]
 fn a_reset_by_the_peer_is_an_error() {
     run("reset_by_peer", || async {
-        let (mut client, mut server) = pair().await;
-        within("write", client.write_all(b"xy")).await.unwrap();
-        let mut one = [0; 1];
-        within("read", server.read_exact(&mut one)).await.unwrap();
-        // Closing with unread data ("y") makes the kernel send RST.
-        drop(server);
-        let mut buf = [0; 16];
-        let err = within("read", client.read(&mut buf)).await.unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::ConnectionReset, "{err}");
+        let mut client = reset_by_peer().await;
         let err = within("write after reset", client.write_all(&[0; 64]))
             .await
             .unwrap_err();
@@ -344,15 +351,7 @@ fn a_socket_polled_from_another_thread_is_woken_by_the_runtime() {
 #[test]
 fn shutdown_after_a_reset_by_the_peer_succeeds() {
     run("shutdown_after_reset", || async {
-        let (mut client, mut server) = pair().await;
-        within("write", client.write_all(b"xy")).await.unwrap();
-        let mut one = [0; 1];
-        within("read", server.read_exact(&mut one)).await.unwrap();
-        // Closing with unread data ("y") makes the kernel send RST.
-        drop(server);
-        let mut buf = [0; 16];
-        let err = within("read", client.read(&mut buf)).await.unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::ConnectionReset, "{err}");
+        let mut client = reset_by_peer().await;
         within("shutdown", tokio::io::AsyncWriteExt::shutdown(&mut client))
             .await
             .unwrap();

@@ -161,24 +161,18 @@ pub(crate) fn builder(config: &Config) -> TokenStream {
     };
     let name = config.name.as_ref().map(|name| quote!(.name(#name)));
     match config.flavor {
-        Flavor::CurrentThread { start_paused } => {
+        Flavor::CurrentThread { start_paused } | Flavor::Local { start_paused } => {
             let paused = start_paused.then(|| quote!(.start_paused(true)));
+            let build = match config.flavor {
+                Flavor::Local { .. } => quote!(.build_local(::core::default::Default::default())),
+                _ => quote!(.build()),
+            };
             quote! {
                 #krate::runtime::Builder::new_current_thread()
                     .enable_all()
                     #paused
                     #name
-                    .build()
-            }
-        }
-        Flavor::Local { start_paused } => {
-            let paused = start_paused.then(|| quote!(.start_paused(true)));
-            quote! {
-                #krate::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    #paused
-                    #name
-                    .build_local(::core::default::Default::default())
+                    #build
             }
         }
         Flavor::MultiThread { worker_threads } => {

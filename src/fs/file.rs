@@ -1167,6 +1167,8 @@ impl AsRawFd for File {
 /// `From<OwnedFd>`, which needs no `unsafe`.
 #[allow(unsafe_code)]
 impl FromRawFd for File {
+    // SAFETY (the `unsafe fn`): its contract is the trait's, the same as
+    // `std::fs::File::from_raw_fd`'s, which the body relies on and states.
     unsafe fn from_raw_fd(fd: RawFd) -> File {
         // SAFETY: the caller's contract is `std::fs::File::from_raw_fd`'s
         // (an open descriptor this call takes ownership of), passed on.
