@@ -28,6 +28,13 @@
 //! Both runtimes are current-thread with `enable_all`; the workload is one
 //! macro body compiled against each crate path.
 //!
+//! `--executor smol` runs the same body on smol's executor
+//! (`async-executor`, two threads each in `async_io::block_on`), where no
+//! lawn_rt runtime is entered: one side times it with `lawn_rt::time` (its
+//! foreign timers, see the guide's "Timers on any executor"), the other
+//! with async-io's `Timer`, the timer smol's users have (a `timeout` is the
+//! job raced against a `Timer`).
+//!
 //! # What it reports
 //!
 //! Per child: CPU seconds of the whole process (`getrusage`: user + system),
@@ -51,7 +58,8 @@ use lawn_rt::runtime::TimerSlack;
 const USAGE: &str = "\
 usage: server_load [--rate N[,N...]] [--secs S] [--rounds R] [--resolution-us N]
                    [--shape default|short] [--slack DIVISOR,CAP_US | --slack none]
-       server_load --child lawn_rt|tokio [--rate N] [--secs S] [...]
+                   [--executor tokio|smol]
+       server_load --child lawn_rt|tokio|smol-lawn_rt|smol-async-io [--rate N] [...]
 
   --rate N,...      requests per second (default 50000,200000)
   --secs S          seconds of arrivals (default 3); the run then waits for
@@ -61,8 +69,12 @@ usage: server_load [--rate N[,N...]] [--secs S] [--rounds R] [--resolution-us N]
                     runtime's default)
   --shape NAME      default (jobs 1-60 ms under 100 ms, idle 200-1000 ms) or
                     short (jobs 0.1-4 ms under 5 ms, idle 5-50 ms)
-  --slack D,C|none  lawn_rt's Builder::timer_slack: TimerSlack::new(D, C µs),
+  --slack D,C|none  lawn_rt's Builder::timer_slack (under smol:
+                    time::set_foreign_timer_slack): TimerSlack::new(D, C µs),
                     or TimerSlack::NONE (default: TimerSlack::DEFAULT)
+  --executor E      tokio (default): lawn_rt's runtime against tokio's, each
+                    current-thread; smol: smol's executor on 2 threads, timed
+                    by lawn_rt::time (foreign timers) against async-io's Timer
   --child RT        run one side in this process and print its figures";
 
 /// Percent of tasks that are requests; the rest are idle connections.
@@ -238,6 +250,115 @@ mod on_tokio {
     workload!(tokio);
 }
 
+/// smol's executor: what the workload spawns on, run by two threads.
+mod smol_executor {
+    use std::convert::Infallible;
+    use std::future::Future;
+
+    pub static EXECUTOR: async_executor::Executor<'static> = async_executor::Executor::new();
+
+    /// Spawns at once (as `tokio::spawn` does); the handle's output is a
+    /// `Result` so the workload's `.expect` reads the same on every side.
+    pub fn spawn<F>(future: F) -> impl Future<Output = Result<F::Output, Infallible>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let task = EXECUTOR.spawn(future);
+        async move { Ok(task.await) }
+    }
+
+    /// Runs `future` to completion on this thread and one more, both
+    /// running the executor's tasks and driving async-io's reactor.
+    pub fn run<F: Future>(future: F) -> F::Output {
+        let (stop, stopped) = futures::channel::oneshot::channel::<()>();
+        let helper = std::thread::spawn(move || {
+            async_io::block_on(EXECUTOR.run(async {
+                let _ = stopped.await;
+            }))
+        });
+        let output = async_io::block_on(EXECUTOR.run(future));
+        let _ = stop.send(());
+        helper.join().expect("the second executor thread panicked");
+        output
+    }
+}
+
+/// lawn_rt's timers on smol's executor.
+mod smol_lawn_rt {
+    pub use super::smol_executor::spawn;
+    pub use lawn_rt::time;
+}
+
+/// async-io's `Timer` on smol's executor, shaped as the workload's
+/// `time` functions.
+mod smol_async_io {
+    pub use super::smol_executor::spawn;
+
+    pub mod time {
+        use async_io::Timer;
+        use futures::future::{select, Either};
+        use futures::StreamExt;
+        use std::future::Future;
+        use std::time::Duration;
+
+        #[derive(Clone, Copy)]
+        pub struct Instant(std::time::Instant);
+
+        impl Instant {
+            pub fn now() -> Instant {
+                Instant(std::time::Instant::now())
+            }
+
+            pub fn into_std(self) -> std::time::Instant {
+                self.0
+            }
+        }
+
+        impl std::ops::Add<Duration> for Instant {
+            type Output = Instant;
+            fn add(self, d: Duration) -> Instant {
+                Instant(self.0 + d)
+            }
+        }
+
+        /// Ticks at once, then every `period` (as tokio's `interval`).
+        pub struct Interval(Timer);
+
+        pub fn interval(period: Duration) -> Interval {
+            Interval(Timer::interval_at(std::time::Instant::now(), period))
+        }
+
+        impl Interval {
+            pub async fn tick(&mut self) {
+                self.0.next().await;
+            }
+        }
+
+        pub async fn sleep_until(deadline: Instant) {
+            Timer::at(deadline.0).await;
+        }
+
+        pub struct Elapsed;
+
+        pub async fn timeout<F: Future>(limit: Duration, future: F) -> Result<F::Output, Elapsed> {
+            let future = std::pin::pin!(future);
+            match select(future, Timer::after(limit)).await {
+                Either::Left((output, _)) => Ok(output),
+                Either::Right(_) => Err(Elapsed),
+            }
+        }
+    }
+}
+
+mod on_smol_lawn_rt {
+    workload!(smol_lawn_rt);
+}
+
+mod on_smol_async_io {
+    workload!(smol_async_io);
+}
+
 /// One side, in this process: prints `key=value` figures on one line.
 fn child(runtime: &str, rate: u64, secs: u64, shape: Shape, lawn: &LawnOptions) -> ExitCode {
     let stats = Stats::leak();
@@ -263,6 +384,13 @@ fn child(runtime: &str, rate: u64, secs: u64, shape: Shape, lawn: &LawnOptions) 
                 .expect("build the tokio runtime");
             rt.block_on(on_tokio::run(rate, secs, shape, stats));
         }
+        "smol-lawn_rt" => {
+            if let Some(slack) = lawn.slack {
+                lawn_rt::time::set_foreign_timer_slack(slack).expect("no timer made yet");
+            }
+            smol_executor::run(on_smol_lawn_rt::run(rate, secs, shape, stats))
+        }
+        "smol-async-io" => smol_executor::run(on_smol_async_io::run(rate, secs, shape, stats)),
         other => {
             eprintln!("server_load: unknown runtime `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
@@ -285,6 +413,15 @@ fn child(runtime: &str, rate: u64, secs: u64, shape: Shape, lawn: &LawnOptions) 
         stats.timed_out.load(Relaxed),
     );
     ExitCode::SUCCESS
+}
+
+/// Which pair of sides the parent runs.
+#[derive(Clone, Copy)]
+enum Executor {
+    /// lawn_rt's runtime against tokio's.
+    Tokio,
+    /// smol's executor timed by lawn_rt against the same timed by async-io.
+    Smol,
 }
 
 /// lawn_rt's settings, passed on to its children.
@@ -349,6 +486,7 @@ fn run_child(runtime: &str, rate: u64, secs: u64, shape: Shape, lawn: &LawnOptio
 fn main() -> ExitCode {
     let mut rates = vec![50_000, 200_000];
     let (mut secs, mut rounds, mut child_rt) = (3, 3, None);
+    let mut executor = Executor::Tokio;
     let mut lawn = LawnOptions::default();
     let mut shape = DEFAULT_SHAPE;
     let mut args = std::env::args().skip(1);
@@ -393,6 +531,16 @@ fn main() -> ExitCode {
                 };
                 shape = named;
             }
+            "--executor" => {
+                executor = match value().as_str() {
+                    "tokio" => Executor::Tokio,
+                    "smol" => Executor::Smol,
+                    _ => {
+                        eprintln!("server_load: --executor takes tokio or smol\n\n{USAGE}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             "--child" => child_rt = Some(value()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -411,9 +559,17 @@ fn main() -> ExitCode {
     if let Some(runtime) = child_rt {
         return child(&runtime, rates[0], secs, shape, &lawn);
     }
+    let (a, b, setting) = match executor {
+        Executor::Tokio => ("lawn_rt", "tokio", "current-thread runtimes"),
+        Executor::Smol => (
+            "smol-lawn_rt",
+            "smol-async-io",
+            "smol's executor on 2 threads",
+        ),
+    };
     println!(
-        "server_load: {secs} s of arrivals, {}; current-thread runtimes; {rounds} rounds, A B \
-         A B, medians (ratio: median of per-round lawn_rt/tokio)\n",
+        "server_load: {secs} s of arrivals, {}; {setting}; {rounds} rounds, A B A B, medians \
+         (ratio: median of per-round {a}/{b})\n",
         shape.describe()
     );
     println!(
@@ -425,8 +581,8 @@ fn main() -> ExitCode {
         let mut lawn_runs = Vec::new();
         let mut tokio = Vec::new();
         for _ in 0..rounds {
-            lawn_runs.push(run_child("lawn_rt", rate, secs, shape, &lawn));
-            tokio.push(run_child("tokio", rate, secs, shape, &lawn));
+            lawn_runs.push(run_child(a, rate, secs, shape, &lawn));
+            tokio.push(run_child(b, rate, secs, shape, &lawn));
         }
         let col = |runs: &[Figures], f: fn(&Figures) -> f64| median(runs.iter().map(f).collect());
         let ratio = |f: fn(&Figures) -> f64| {
@@ -438,7 +594,7 @@ fn main() -> ExitCode {
                     .collect(),
             )
         };
-        for (name, runs) in [("lawn_rt", &lawn_runs), ("tokio", &tokio)] {
+        for (name, runs) in [(a, &lawn_runs), (b, &tokio)] {
             println!(
                 "| {rate} | {name} | {:.3} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} |",
                 col(runs, |f| f.cpu),
@@ -452,7 +608,7 @@ fn main() -> ExitCode {
             ok &= runs.iter().all(|f| f.early == 0.0 && f.lost == 0.0);
         }
         println!(
-            "| {rate} | **lawn_rt/tokio** | **{:.2}x** | **{:.2}x** | **{:.2}x** | **{:.2}x** | | | |",
+            "| {rate} | **{a}/{b}** | **{:.2}x** | **{:.2}x** | **{:.2}x** | **{:.2}x** | | | |",
             ratio(|f| f.cpu),
             ratio(|f| f.parks),
             ratio(|f| f.p50),

@@ -240,3 +240,51 @@ fn deadlines_given_as_instants_fire_on_time_near_or_far() {
         .unwrap();
     rt.block_on(check());
 }
+
+/// A slack set before the first foreign timer is the one they file with.
+/// Under the default, a sleep due at 8 ms (slack 1 ms) shares the wake-up
+/// of one filed at 5 ms for 8.5 ms (3.5 ms ahead, slack 512 µs) once the
+/// timer thread plans with both: it never resumes before 8.5 ms. Under
+/// `TimerSlack::NONE` each is woken for on its own, so the first resumes
+/// before 8.5 ms unless the machine kept the timer thread off its CPU for
+/// 500 µs (asked of one try in 11, not of each). Once timers exist the
+/// call changes nothing and returns the slack in force.
+#[test]
+fn a_foreign_timer_slack_set_before_the_first_timer_is_the_one_they_take() {
+    use futures::future::join;
+    use lawn_rt::runtime::TimerSlack;
+    use lawn_rt::time::set_foreign_timer_slack;
+
+    if !isolated("a_foreign_timer_slack_set_before_the_first_timer_is_the_one_they_take") {
+        return;
+    }
+    assert_eq!(set_foreign_timer_slack(TimerSlack::NONE), Ok(()));
+    let mut late = Vec::new();
+    let mut alone = 0;
+    for _ in 0..11 {
+        let start = Instant::now();
+        let (first, second) = (start + ms(8), start + Duration::from_micros(8_500));
+        let woke = async {
+            sleep_until(first).await;
+            Instant::now()
+        };
+        let later = async {
+            sleep_until(start + ms(5)).await;
+            // The short sleep unparks the timer thread, which plans again
+            // with the 8.5 ms sleep filed.
+            join(sleep_until(second), sleep(Duration::from_micros(100))).await;
+        };
+        let (woke, _) = futures::executor::block_on(join(woke, later));
+        alone += usize::from(woke < second);
+        late.push(woke - first);
+    }
+    eprintln!("the 8 ms sleep, no slack: woken on its own {alone} times in 11, late {late:?}");
+    assert!(
+        alone > 0,
+        "always woken with the 8.5 ms sleep, as under the default slack: {late:?}"
+    );
+    assert_eq!(
+        set_foreign_timer_slack(TimerSlack::DEFAULT),
+        Err(TimerSlack::NONE)
+    );
+}

@@ -896,6 +896,42 @@ pub fn owner_fires_vs_timer_thread() {
     assert_released(&kept);
 }
 
+/// Model 24, a `fork` vs the timer thread's turn: a thread forks (takes
+/// the set's locks as the `pthread_atfork` prepare handler does) while the
+/// timer thread fires a due timer. A fork's child has only the forking
+/// thread, so a batch of wakers in flight on the timer thread would stay in
+/// flight there forever, and the child's own timer thread would find that
+/// shard busy at every turn. Whatever the interleaving, the hold finds no
+/// batch in flight: it waits for the turn to end. (loom cannot fork; the
+/// fork itself is `tests/reliability/edges.rs`'s.)
+pub fn fork_vs_timer_thread() {
+    let set = model::foreign(TimerSlack::NONE);
+    let shard = set.new_shard();
+    model::pause(&shard);
+    set.turn(); // settles the joining: the idle shard is parked
+    let due = Recorder::new("due timer");
+    let entered = shard.enter();
+    let mut timer = Box::pin(time::sleep(TICK));
+    assert!(poll(timer.as_mut(), &due.waker()).is_pending());
+    model::advance(&shard, TICK);
+    let timer_thread = {
+        let set = set.clone();
+        thread::spawn(move || fire(&set))
+    };
+    assert!(
+        !set.fork_sees_a_batch_in_flight(),
+        "a fork's child would inherit a batch in flight on the timer thread"
+    );
+    timer_thread.join().unwrap();
+    fire(&set);
+    assert_eq!(due.woken(), 1, "the due timer fires once");
+    assert!(poll(timer.as_mut(), &due.waker()).is_ready());
+    drop((timer, entered));
+    model::check_shard(&shard);
+    drop(shard);
+    assert_released(&due);
+}
+
 /// A foreign timer thread's turn without its sleep: plans, fires what is
 /// due, prunes. (A whole turn with nothing pending sleeps until unparked:
 /// a model's main thread only fires.)

@@ -27,6 +27,10 @@
 //!   while registering, starts a batch over the one the timer thread is
 //!   waking (`Shared::fire`, `driver/batch.rs`): model 23 sees the
 //!   dropped timer's waker called after its drop returned;
+//! - `fork_hold`: a `fork`'s prepare handler takes the set's locks
+//!   without waiting for the timer thread's turn to end
+//!   (`Foreign::hold_for_fork`, `driver/foreign.rs`): model 24's fork
+//!   finds a batch in flight that its child would inherit;
 //! - `notify`: a multi-thread runtime's spawner looks for a parked worker
 //!   before it publishes the task (`push_inject`, `scheduler/multi.rs`):
 //!   model 13 sees every worker asleep with the task queued;
@@ -340,6 +344,16 @@ fn the_hand_off_drop_model_catches_a_shutdown_that_cancels_a_running_task() {
         block_in_place_vs_drop,
         "shutdown_running",
         "it ran, and its output was lost",
+    );
+}
+
+#[test]
+fn the_fork_model_catches_a_hold_that_does_not_wait_for_the_turn() {
+    assert_caught(
+        "the_fork_model_catches_a_hold_that_does_not_wait_for_the_turn",
+        fork_vs_timer_thread,
+        "fork_hold",
+        "a fork's child would inherit a batch in flight",
     );
 }
 

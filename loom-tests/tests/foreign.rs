@@ -1,4 +1,4 @@
-//! Models 6, 10, 11, 12, 18 and 23: the foreign shards (a timer shard per thread
+//! Models 6, 10, 11, 12, 18, 23 and 24: the foreign shards (a timer shard per thread
 //! that runs no lawn_rt driver) and their one timer thread.
 #![cfg(loom)]
 
@@ -32,4 +32,9 @@ fn model_18_busy_shard_vs_timer_thread() {
 #[test]
 fn model_23_owner_fires_vs_timer_thread() {
     model(owner_fires_vs_timer_thread);
+}
+
+#[test]
+fn model_24_fork_vs_timer_thread() {
+    model(fork_vs_timer_thread);
 }

@@ -136,11 +136,23 @@ struct ParkState {
 }
 
 /// The locks [`Foreign::hold_for_fork`] holds across a `fork`.
-#[cfg(not(loom))]
 pub(crate) struct ForkHold<'a> {
     _schedule: Option<crate::loom::MutexGuard<'a, Schedule>>,
-    _shards: crate::loom::MutexGuard<'a, ShardList>,
+    #[cfg_attr(not(loom), allow(dead_code))]
+    shards: crate::loom::MutexGuard<'a, ShardList>,
     _parking: crate::loom::MutexGuard<'a, ParkState>,
+}
+
+#[cfg(loom)]
+impl ForkHold<'_> {
+    /// Whether a shard has a batch of wakers in flight: what a fork's
+    /// child would inherit from a thread it does not have (loom model 25).
+    pub(crate) fn batch_in_flight(&self) -> bool {
+        self.shards
+            .shards
+            .values()
+            .any(|shard| shard.batch_in_flight())
+    }
 }
 
 /// What one turn planned: until when the driver thread may sleep (`None`:
@@ -315,11 +327,14 @@ impl Foreign {
     /// it, forking from a waker) and holds none of the set's locks, nor
     /// does any thread adding a shard, so the child, where only the forking
     /// thread lives on, finds them all free.
-    #[cfg(not(loom))]
     pub(crate) fn hold_for_fork(&self, on_driver_thread: bool) -> ForkHold<'_> {
+        // The deliberately broken variant (`--cfg lawn_rt_broken`,
+        // test-only) does not wait for the driver thread's turn to end.
+        // loom-tests/tests/broken.rs proves model 25 catches it.
+        let wait = !on_driver_thread && !super::planted("fork_hold");
         ForkHold {
-            _schedule: (!on_driver_thread).then(|| lock(&self.schedule)),
-            _shards: lock(&self.shards),
+            _schedule: wait.then(|| lock(&self.schedule)),
+            shards: lock(&self.shards),
             _parking: lock(&self.parking.state),
         }
     }
@@ -553,6 +568,49 @@ mod global {
         FOREIGN.get_or_init(|| Foreign::new(TimerSlack::DEFAULT))
     }
 
+    /// Sets the slack of every timer used outside a lawn_rt runtime (on a
+    /// tokio worker, a smol thread, under `futures::executor`), in place
+    /// of [`TimerSlack::DEFAULT`].
+    ///
+    /// Those timers share one process-wide set of drivers, made at the
+    /// first of them, so this works only before the first: afterwards it
+    /// changes nothing and returns `Err` with the slack in force. A
+    /// runtime's own timers take [`Builder::timer_slack`] instead.
+    ///
+    /// `TimerSlack::NONE` wakes for every deadline (the lateness of a
+    /// timer that needs no slack, at the CPU of a wake-up each); the
+    /// guide's "The lateness rule" has the trade-off.
+    ///
+    /// [`Builder::timer_slack`]: crate::runtime::Builder::timer_slack
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::runtime::TimerSlack;
+    /// use std::time::Duration;
+    ///
+    /// // First thing in `main`, before any timer outside a runtime.
+    /// let tight = TimerSlack::new(32, Duration::from_micros(100));
+    /// assert_eq!(lawn_rt::time::set_foreign_timer_slack(tight), Ok(()));
+    ///
+    /// futures::executor::block_on(lawn_rt::time::sleep(Duration::from_millis(1)));
+    ///
+    /// // Too late now: the slack in force is returned.
+    /// assert_eq!(lawn_rt::time::set_foreign_timer_slack(TimerSlack::NONE), Err(tight));
+    /// ```
+    pub fn set_foreign_timer_slack(slack: TimerSlack) -> Result<(), TimerSlack> {
+        let mut set = false;
+        let foreign = FOREIGN.get_or_init(|| {
+            set = true;
+            Foreign::new(slack)
+        });
+        if set {
+            Ok(())
+        } else {
+            Err(foreign.slack)
+        }
+    }
+
     /// This thread's shard, made on first use.
     pub(crate) fn handle() -> Handle {
         this_thread().unwrap_or_else(|| COMMON.get_or_init(|| foreign().new_shard()).clone())
@@ -739,6 +797,8 @@ mod global {
     }
 }
 
+#[cfg(not(loom))]
+pub use global::set_foreign_timer_slack;
 pub(crate) use global::{ensure_started, give_back, handle, this_thread_unless};
 
 #[cfg(all(test, not(loom)))]

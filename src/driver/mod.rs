@@ -59,6 +59,8 @@ use std::time::{Duration, Instant as StdInstant};
 pub(crate) use batch::Panics;
 pub(crate) use clock::{checked_add_or_far, Tick, FAR_FUTURE};
 pub use error::Error;
+#[cfg(not(loom))]
+pub use foreign::set_foreign_timer_slack;
 pub(crate) use handle::{enter_time_disabled, entered_now, rebind_target, Restore};
 pub use handle::{EnterGuard, Handle};
 pub(crate) use shared::{Registered, Reset};

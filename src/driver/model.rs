@@ -70,6 +70,15 @@ impl ForeignSet {
     pub fn shard_count(&self) -> usize {
         self.0.shard_count()
     }
+
+    /// What a `fork` from a thread other than the driver thread does
+    /// before it forks: takes the set's locks (`Foreign::hold_for_fork`).
+    /// Returns whether, while they are held, a shard had a batch of
+    /// wakers in flight, which a child (where only the forking thread
+    /// lives on) would inherit from a thread it does not have.
+    pub fn fork_sees_a_batch_in_flight(&self) -> bool {
+        self.0.hold_for_fork(false).batch_in_flight()
+    }
 }
 
 impl ForeignPlan {

@@ -286,8 +286,8 @@ impl Shared {
     //
     // Inlined, with `Sleep::register`, `Levels::insert`,
     // `Lawn::insert_deferred` and the cancel path: each call between the
-    // layers cost ~1-2 ns of a ~85 ns timeout (docs/performance.md,
-    // "Inlining the layers around the Lawn"). Not under loom: there the
+    // layers cost ~1-2 ns of a ~85 ns timeout
+    // (docs/decisions/inlined-timeout-path.md). Not under loom: there the
     // inlined frame, loom's primitives and all, overflows the stack of
     // the coroutine each modelled thread runs on; the code is the same.
     #[cfg_attr(not(loom), inline(always))]
@@ -564,6 +564,13 @@ impl Shared {
     fn end_park_locked(&self, inner: &mut DriverGuard<'_, Locked>) {
         inner.end_park();
         self.publish_parked(inner);
+    }
+
+    /// Whether a batch of this shard's wakers is being woken (loom model
+    /// 25 looks at it across a `fork`'s hold).
+    #[cfg(loom)]
+    pub(crate) fn batch_in_flight(&self) -> bool {
+        self.inner.lock().batch.in_flight()
     }
 
     /// [`begin_park`](Shared::begin_park) with no limit, for the foreign

@@ -58,6 +58,8 @@ mod pause;
 mod sleep;
 mod timeout;
 
+#[cfg(not(loom))]
+pub use crate::driver::set_foreign_timer_slack;
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "hyper")]
 pub use hyper_timer::{HyperSleep, HyperTimer};
