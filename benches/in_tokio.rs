@@ -449,7 +449,7 @@ fn churn(tasks: u64, churner: Churner) -> f64 {
 /// timeout in its loop, as in a user's program: a task whose loop matches
 /// over every side (one state machine for all) measured lawn_rt ~15 ns
 /// faster and tokio ~20 ns slower than this, from code layout alone (see
-/// `docs/performance.md`, "How the churn is measured").
+/// `docs/decisions/inlined-timeout-path.md`, "How the churn is measured").
 fn churn_shaped(tasks: u64, churner: Churner, shape: Shape) -> f64 {
     let never = std::future::pending::<()>;
     let ttl = match shape {

@@ -8,8 +8,8 @@
 //! leave its waker for the next timer the task files in that poll (see
 //! [`keep_waker`]): the request loop's "timeout completes, next request's
 //! timeout starts" then neither drops nor clones the task's waker, two
-//! atomic read-modify-writes on its reference count (docs/performance.md,
-//! "A task's waker kept for its next timer").
+//! atomic read-modify-writes on its reference count
+//! (docs/decisions/handle-and-waker-reuse.md).
 //!
 //! Ground rules: the budget is a per-thread counter; only a runtime sets
 //! one (around each task poll, [`poll_task`]); everywhere else (futures'

@@ -97,7 +97,7 @@
 // No `unsafe` code but where a module allows it and names, in its docs, the
 // benchmark that justified it, or the call no safe API makes. Two modules
 // do, and one trait impl: `runtime/io/uninit.rs`, reads into a tokio `ReadBuf`'s uninitialized
-// part (see docs/performance.md, "Servers under real clients"), and
+// part (see docs/decisions/io-path-under-real-clients.md), and
 // `driver/foreign.rs`, one `pthread_atfork` call, so that a fork's child
 // starts its own timer thread (see docs/reliability.md). `fs::File`'s
 // `FromRawFd` passes its caller's contract on to std's, as tokio's does.

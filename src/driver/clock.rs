@@ -35,8 +35,7 @@ const MILLISECOND: u64 = 1_000_000;
 /// Written out because the compiler folds `match r { 1_000 => n / 1_000,
 /// r => n / r }` back into one `div` by `r` (both arms divide by `r`): the
 /// runtimes' churn had two `div` instructions per `sleep`, 64-bit ones in
-/// any process up more than 4.3 s (docs/performance.md, "The driver's lock
-/// releases with a plain store").
+/// any process up more than 4.3 s (docs/decisions/inlined-timeout-path.md).
 #[derive(Clone, Copy)]
 struct ConstDivisor {
     divisor: u64,

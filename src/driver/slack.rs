@@ -16,7 +16,8 @@
 //! timeout or a 500 ms idle timeout 1 ms — never more than tokio's
 //! millisecond tick. The OS's own wake-up latency comes on top. (A
 //! divisor of 8 halves the slack of short timers for about a third more
-//! wake-ups on a server-shaped load; docs/performance.md has the curve.)
+//! wake-ups on a server-shaped load; the curve is in
+//! docs/decisions/timer-slack.md.)
 //!
 //! # How the park loop uses it
 //!

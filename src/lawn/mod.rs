@@ -280,7 +280,7 @@ pub struct TimerKey {
     /// two `u32` fields, a key returned through memory was written with two
     /// 32-bit stores and read back with one 64-bit load, which cannot be
     /// forwarded from the stores: a stall on every reset that moved a
-    /// timer; docs/performance.md, "Idle timeouts".) The order is the
+    /// timer; docs/decisions/later-reset-in-place.md.) The order is the
     /// index's, then the generation's, as before.
     raw: NonZeroU64,
 }

@@ -54,7 +54,7 @@ use crate::time::Instant;
 // future with loads that straddle the callee's stores, which stalls (a
 // failed store-to-load forward). From a separate crate, 1-task timeout
 // churn in tokio took ~102 ns out of line and ~86 inlined
-// (docs/performance.md, "How the churn is measured").
+// (docs/decisions/inlined-timeout-path.md, "How the churn is measured").
 #[track_caller]
 #[inline(always)]
 pub fn sleep(duration: Duration) -> Sleep {

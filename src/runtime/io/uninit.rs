@@ -8,7 +8,7 @@
 //! uses. `read(2)` writes only the bytes it returns, so it may be handed
 //! the uninitialized part directly; that takes the two `unsafe` calls
 //! below, and this module is the only place the I/O path has them
-//! (measured in docs/performance.md, "Servers under real clients").
+//! (measured in docs/decisions/io-path-under-real-clients.md).
 //!
 //! Ground rules: nothing here writes to the buffer but the kernel's
 //! `read`; `assume_init` is told exactly the bytes `read` returned.
