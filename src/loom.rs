@@ -115,3 +115,31 @@ pub(crate) fn is_finished<T>(thread: &thread::JoinHandle<T>) -> bool {
         false
     }
 }
+
+/// Whether the deliberately broken variant `bug` is planted: only in a
+/// `--cfg lawn_rt_broken` build (test-only; `loom-tests/tests/broken.rs`
+/// proves the loom models catch each), where `LAWN_RT_PLANTED` names the
+/// one to plant (all of them if unset). Always `false` otherwise, at no
+/// cost. It lives here, beside the primitives the models swap in, so that
+/// every layer reaches it without naming another layer.
+#[inline]
+pub(crate) fn planted(bug: &str) -> bool {
+    cfg!(lawn_rt_broken) && std::env::var("LAWN_RT_PLANTED").map_or(true, |planted| planted == bug)
+}
+
+/// The time now for the timer drivers: `std`'s monotonic clock, except
+/// under loom, where no time passes: every read in a model's process
+/// gives the same instant, so a replayed interleaving makes the same
+/// comparisons (a real read would let a slow step move a deadline from
+/// ahead to past between replays, and loom aborts on a replay that
+/// differs).
+#[inline(always)]
+pub(crate) fn now() -> std::time::Instant {
+    #[cfg(not(loom))]
+    return std::time::Instant::now();
+    #[cfg(loom)]
+    {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        *START.get_or_init(std::time::Instant::now)
+    }
+}

@@ -16,6 +16,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("driver", &["time", "runtime", "net", "task", "coop"]),
     ("time", &["runtime", "net", "task"]),
     ("runtime", &["net"]),
+    // `task` (spawn, JoinSet, LocalSet, task-locals) builds on `runtime`,
+    // never on the I/O layers above it.
+    ("task", &["net", "fs", "process", "signal"]),
 ];
 
 /// The code of a source file: comment lines dropped, and everything from

@@ -1,6 +1,6 @@
 //! The harness can fail: built with `--cfg lawn_rt_broken`, the driver and
 //! the runtime carry deliberately broken variants (`planted` in `lawn_rt`'s
-//! `driver/mod.rs`, used by both), each planted alone in a child process that names it
+//! `src/loom.rs`, used by both), each planted alone in a child process that names it
 //! in `LAWN_RT_PLANTED`, and the model that races it must report it:
 //! - `canceller`: a canceller does not wait for a waker call in progress
 //!   (`forget_handed_out`, `driver/batch.rs`): the drop-vs-expiry models

@@ -203,7 +203,7 @@ impl Shared {
                 // The deliberately broken variant (`--cfg lawn_rt_broken`,
                 // test-only) starts a batch over the one in flight.
                 // loom-tests/tests/broken.rs proves model 23 catches it.
-                if !super::planted("helper") {
+                if !crate::loom::planted("helper") {
                     break;
                 }
             } else {
@@ -327,7 +327,7 @@ impl Shared {
         if firing == thread::current().id() {
             return inner; // we are inside a waker of this batch
         }
-        if super::planted("canceller") {
+        if crate::loom::planted("canceller") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): return without waiting for a call in progress.
             // loom-tests/tests/broken.rs proves the models catch it.

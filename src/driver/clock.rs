@@ -194,7 +194,7 @@ impl Clock {
     pub(crate) fn new(resolution: Duration) -> Clock {
         debug_assert!(!resolution.is_zero() && resolution <= MAX_RESOLUTION);
         let before = Coarse::before();
-        let origin = StdInstant::now();
+        let origin = crate::loom::now();
         let resolution = resolution.as_nanos() as u64;
         Clock {
             origin,
@@ -253,12 +253,12 @@ impl Clock {
     #[inline(always)]
     pub(crate) fn now(&self) -> StdInstant {
         if !self.paused_ever.load(Ordering::Acquire) {
-            return StdInstant::now();
+            return crate::loom::now();
         }
         let state = lock(&self.state);
         match state.unfrozen {
             None => state.base,
-            Some(unfrozen) => state.base + unfrozen.elapsed(),
+            Some(unfrozen) => state.base + crate::loom::now().saturating_duration_since(unfrozen),
         }
     }
 
@@ -292,7 +292,7 @@ impl Clock {
         };
         // Stop on a tick boundary, so that advancing by whole ticks reaches
         // deadlines exactly (a timer `d` ahead fires after `advance(d)`).
-        let now = state.base + unfrozen.elapsed();
+        let now = state.base + crate::loom::now().saturating_duration_since(unfrozen);
         state.base = self.instant_of(self.tick_ceil(now));
         state.unfrozen = None;
         self.paused_ever.store(true, Ordering::Release);
@@ -306,7 +306,7 @@ impl Clock {
         if state.unfrozen.is_some() {
             return false;
         }
-        state.unfrozen = Some(StdInstant::now());
+        state.unfrozen = Some(crate::loom::now());
         true
     }
 

@@ -82,6 +82,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant as StdInstant};
 
@@ -106,6 +107,13 @@ const BUSY_RETRY: Duration = if cfg!(loom) {
 } else {
     Duration::from_micros(50)
 };
+
+/// A map by shard id that iterates in the same order in every run (fixed
+/// hash keys): a loom model replays each interleaving, and the prune's
+/// walk over the shards reads each one's reference count, a step loom
+/// schedules, so a per-map random order would change the steps between
+/// replays.
+type IdMap<V> = HashMap<u64, V, BuildHasherDefault<DefaultHasher>>;
 
 /// Every foreign shard, and how their driver thread sleeps.
 pub(crate) struct Foreign {
@@ -175,7 +183,7 @@ impl Plan {
 /// module's ground rules).
 pub(crate) struct Schedule {
     /// Each shard's planned wake-up, by id.
-    planned: HashMap<u64, StdInstant>,
+    planned: IdMap<StdInstant>,
     /// The same, earliest first; an entry that no longer matches
     /// `planned` is stale and skipped.
     heap: BinaryHeap<Reverse<(StdInstant, u64)>>,
@@ -251,16 +259,16 @@ impl Foreign {
     pub(crate) fn new(slack: TimerSlack) -> Foreign {
         Foreign {
             shards: Mutex::new(ShardList {
-                shards: HashMap::new(),
+                shards: IdMap::default(),
                 next_id: 0,
                 prune_at: PRUNE_AT_LEAST,
             }),
             schedule: Mutex::new(Schedule {
-                planned: HashMap::new(),
+                planned: IdMap::default(),
                 heap: BinaryHeap::new(),
                 again: Vec::new(),
                 paused: Vec::new(),
-                pruned: (StdInstant::now(), PRUNE_EVERY),
+                pruned: (crate::loom::now(), PRUNE_EVERY),
             }),
             parking: Arc::new(Parking {
                 state: Mutex::new(ParkState {
@@ -300,7 +308,7 @@ impl Foreign {
         // The thread plans only the shards it is told of (nor will this
         // one's registrations unpark it until a plan parks the shard):
         // have it plan this one.
-        if !super::planted("join") {
+        if !crate::loom::planted("join") {
             self.parking.unpark(id);
         }
         Handle { shared }
@@ -331,7 +339,7 @@ impl Foreign {
         // The deliberately broken variant (`--cfg lawn_rt_broken`,
         // test-only) does not wait for the driver thread's turn to end.
         // loom-tests/tests/broken.rs proves model 25 catches it.
-        let wait = !on_driver_thread && !super::planted("fork_hold");
+        let wait = !on_driver_thread && !crate::loom::planted("fork_hold");
         ForkHold {
             _schedule: wait.then(|| lock(&self.schedule)),
             shards: lock(&self.shards),
@@ -360,7 +368,7 @@ impl Foreign {
         ids.extend_from_slice(&schedule.paused);
         ids.append(&mut lock(&self.parking.state).changed);
         let shards = self.look_up(&mut ids);
-        let now = StdInstant::now();
+        let now = crate::loom::now();
         let mut skip = false;
         schedule.paused.clear();
         for &id in &ids {
@@ -407,7 +415,7 @@ impl Foreign {
     pub(crate) fn finish(&self, _plan: Plan) {
         let mut schedule = lock(&self.schedule);
         let mut due = Vec::new();
-        schedule.take_due(StdInstant::now(), &mut due);
+        schedule.take_due(crate::loom::now(), &mut due);
         due.extend_from_slice(&schedule.paused);
         for (id, shard) in self.look_up(&mut due) {
             let now = shard.clock.tick_floor(shard.clock.now());
@@ -418,7 +426,7 @@ impl Foreign {
             schedule.again.push(id);
         }
         // Under loom no time passes: prune on every turn there.
-        let now = StdInstant::now();
+        let now = crate::loom::now();
         let (last, every) = schedule.pruned;
         if cfg!(loom) || now.duration_since(last) >= every {
             let mut list = lock(&self.shards);
@@ -431,7 +439,7 @@ impl Foreign {
 
 /// Every shard of a set, by id.
 pub(crate) struct ShardList {
-    shards: HashMap<u64, Arc<Shared>>,
+    shards: IdMap<Arc<Shared>>,
     /// The last id given.
     next_id: u64,
     /// The length at which adding a shard prunes the list: twice what
@@ -449,7 +457,7 @@ impl ShardList {
     fn prune(&mut self) {
         let before = self.shards.len();
         self.shards.retain(|_, shard| {
-            let unused = if super::planted("prune") {
+            let unused = if crate::loom::planted("prune") {
                 // The deliberately broken variant (`--cfg lawn_rt_broken`,
                 // test-only): a shard is let go once it has nothing
                 // pending now, though a sleep bound to it may file there
@@ -474,7 +482,7 @@ impl Parking {
     pub(crate) fn unpark(&self, shard: u64) {
         let mut state = lock(&self.state);
         state.changed.push(shard);
-        if !super::planted("unpark") {
+        if !crate::loom::planted("unpark") {
             state.notified = true;
         }
         // The deliberately broken variant (`--cfg lawn_rt_broken`, test-only)
@@ -510,13 +518,13 @@ impl Parking {
                 state.notified = false;
                 return;
             }
-            let now = StdInstant::now();
+            let now = crate::loom::now();
             let Some(left) = expiry.checked_duration_since(now).filter(|d| !d.is_zero()) else {
                 break;
             };
             state = wait_timeout(&self.condvar, state, left);
         }
-        let woke = StdInstant::now();
+        let woke = crate::loom::now();
         if woke > expiry && until > expiry {
             state.latency.learn(expiry, woke);
         }

@@ -368,16 +368,6 @@ impl Driver {
     }
 }
 
-/// Whether the deliberately broken variant `bug` is planted: only in a
-/// `--cfg lawn_rt_broken` build (test-only; `loom-tests/tests/broken.rs`
-/// proves the loom models catch each), where `LAWN_RT_PLANTED` names the
-/// one to plant (all of them if unset). Always `false` otherwise, at no
-/// cost.
-#[inline]
-pub(crate) fn planted(bug: &str) -> bool {
-    cfg!(lawn_rt_broken) && std::env::var("LAWN_RT_PLANTED").map_or(true, |planted| planted == bug)
-}
-
 /// Checks a timer resolution: an `InvalidInput` error naming the value
 /// unless it is within 1 ns..=1 s.
 pub(crate) fn check_resolution(resolution: Duration) -> io::Result<()> {

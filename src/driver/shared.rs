@@ -335,7 +335,7 @@ impl Shared {
         let unpark = inner.lower_parked_until(key, due);
         // The deliberately broken variant (`--cfg lawn_rt_broken`,
         // test-only) leaves the timer thread the wake-up it planned before.
-        if unpark && !super::planted("hint") {
+        if unpark && !crate::loom::planted("hint") {
             self.publish_parked(&inner);
         }
         // A foreign shard's own thread fires what is due here when it sees
@@ -745,7 +745,7 @@ impl Locked {
     #[inline]
     fn lower_parked_until(&mut self, key: TimerKey, due: u64) -> bool {
         let mut slack = self.levels.slack_of(key);
-        if super::planted("slack") {
+        if crate::loom::planted("slack") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): the slack counted twice, so a timer that the
             // planned wake-up would serve too late does not unpark it.

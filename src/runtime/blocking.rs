@@ -146,7 +146,7 @@ impl Pool {
         let orphans = {
             let mut state = lock(&self.shared.state);
             state.shutdown = true;
-            if state.threads == 0 || crate::driver::planted("drain") {
+            if state.threads == 0 || crate::loom::planted("drain") {
                 // The deliberately broken variant (`--cfg lawn_rt_broken`,
                 // test-only) cancels the queue as before: tests/rt_shutdown.rs
                 // shows a queued task then never runs.
@@ -219,7 +219,7 @@ impl PoolShared {
                 break;
             }
         }
-        if crate::driver::planted("exit") {
+        if crate::loom::planted("exit") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): the exit is announced before it is counted, so
             // a shutdown that looks in between waits for a notify that

@@ -91,7 +91,7 @@ impl Slot {
             Some((_, stored)) => stored.clone_from(waker),
             None => waiters.list.push((id, waker.clone())),
         }
-        if crate::driver::planted("signal_recheck") {
+        if crate::loom::planted("signal_recheck") {
             // The deliberately broken variant (test-only): no second look,
             // so a broadcast between the first look and the waker's store
             // wakes nobody.

@@ -112,7 +112,7 @@ impl Ready {
         let waker = {
             let mut inner = lock(&self.inner);
             inner.keys.push_back(key);
-            if crate::driver::planted("set_wake") {
+            if crate::loom::planted("set_wake") {
                 return; // broken on purpose (loom model 19): queued, joiner not woken
             }
             inner.waker.take()

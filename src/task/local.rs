@@ -208,7 +208,7 @@ impl WokenQueue {
                 return;
             }
             queue.ready.push_back((index, id));
-            if crate::driver::planted("local_wake") {
+            if crate::loom::planted("local_wake") {
                 return; // broken on purpose (loom model 20): queued, poller not woken
             }
             queue.waker.take()

@@ -285,7 +285,7 @@ impl ScheduledIo {
         let clear = event.ready.without(Ready::STICKY);
         // The deliberately broken variant (`--cfg lawn_rt_broken`,
         // test-only) clears whatever arrived since the operation looked.
-        let blind = crate::driver::planted("clear");
+        let blind = crate::loom::planted("clear");
         let _ = self.readiness.fetch_update(AcqRel, Acquire, |word| {
             (blind || tick(word) == event.tick).then_some(word & !clear.0)
         });

@@ -469,7 +469,7 @@ impl CurrentThread {
     /// pool (waiting up to `timeout` for running blocking tasks; `None`:
     /// as long as they take).
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) {
-        if context::worker_index(self.id()).is_some() && !crate::driver::planted("drop_in_task") {
+        if context::worker_index(self.id()).is_some() && !crate::loom::planted("drop_in_task") {
             // (The deliberately broken variant, `--cfg lawn_rt_broken`,
             // test-only, cancels every task here, itself included.)
             // Dropped inside one of its own tasks (or a `block_on` future):
@@ -582,7 +582,7 @@ impl Drop for Driving<'_> {
             // test-only, always puts the core back: model 17b's runtime
             // is then kept alive by its own queued task.)
             let closed =
-                lock(&self.inner.inject).closed && !crate::driver::planted("seat_after_shutdown");
+                lock(&self.inner.inject).closed && !crate::loom::planted("seat_after_shutdown");
             let shut = if closed {
                 Some(core)
             } else {

@@ -379,7 +379,7 @@ impl MultiThread {
             return;
         }
         inject.queue.push_back(task);
-        if crate::driver::planted("notify") {
+        if crate::loom::planted("notify") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): a parked worker is looked for before the task is
             // published, so a worker deciding to park misses both.
@@ -544,7 +544,7 @@ impl MultiThread {
         // (as tokio does since tokio#7877): a waker may be anyone's, not
         // only a task's the new thread would run.
         let deferred = std::mem::take(&mut local.deferred);
-        if crate::driver::planted("handoff_local") {
+        if crate::loom::planted("handoff_local") {
             // The deliberately broken variant (test-only): the deferred
             // wakers of the tasks that yielded are dropped, not woken.
             drop(deferred);
@@ -792,7 +792,7 @@ impl MultiThread {
         // Not under the list's lock: a spare takes it under its own.
         let spares = lock(&self.spares).clone();
         for spare in spares {
-            if crate::driver::planted("spare_wake") {
+            if crate::loom::planted("spare_wake") {
                 // The deliberately broken variant (test-only): spares are
                 // not told, and wait out their keep-alive.
                 break;
@@ -835,7 +835,7 @@ impl MultiThread {
                     panicked.get_or_insert(payload);
                 }
             }
-            if crate::driver::planted("handoff_join") {
+            if crate::loom::planted("handoff_join") {
                 // The deliberately broken variant (test-only): joins one
                 // round only, so a worker's new thread may outlive the drop.
                 break;

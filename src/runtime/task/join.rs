@@ -86,7 +86,7 @@ where
             return Poll::Ready(output);
         }
         assert!(!slot.taken, "{POLLED_AFTER_COMPLETION}");
-        if crate::driver::planted("join_waker") {
+        if crate::loom::planted("join_waker") {
             // The deliberately broken variant (`--cfg lawn_rt_broken`,
             // test-only): the waker is stored under a second lock, so a
             // completion in between finds no waker to wake.

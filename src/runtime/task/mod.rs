@@ -343,8 +343,8 @@ where
                 if prev & RUNNING != 0
                     // The deliberately broken variants (test-only) cancel
                     // a running task here, waiting for its poll to end.
-                    && !crate::driver::planted("shutdown_running")
-                    && !crate::driver::planted("drop_in_task") =>
+                    && !crate::loom::planted("shutdown_running")
+                    && !crate::loom::planted("drop_in_task") =>
             {
                 // Polled right now (by a thread that handed its worker
                 // over): its runner completes or cancels it.
