@@ -55,7 +55,7 @@
 //!   joiner sleeps forever;
 //! - `local_wake`: a local task woken from another thread is queued
 //!   without waking the `LocalSet`'s poller (`Shared::push`,
-//!   `task/local.rs`): model 20's set sleeps forever;
+//!   `runtime/local_set.rs`): model 20's set sleeps forever;
 //! - `handoff_local`: `block_in_place` drops the deferred wakers of the
 //!   tasks that yielded instead of waking them before it blocks
 //!   (`MultiThread::hand_over`, `scheduler/multi.rs`): model 21's yielding

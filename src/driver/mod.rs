@@ -41,6 +41,7 @@
 
 mod batch;
 mod clock;
+mod context;
 mod error;
 mod foreign;
 mod handle;
@@ -58,11 +59,12 @@ use std::time::{Duration, Instant as StdInstant};
 
 pub(crate) use batch::Panics;
 pub(crate) use clock::{checked_add_or_far, Tick, FAR_FUTURE};
+pub use context::EnterGuard;
+pub(crate) use context::{enter_time_disabled, entered_now, rebind_target, Restore};
 pub use error::Error;
 #[cfg(not(loom))]
 pub use foreign::set_foreign_timer_slack;
-pub(crate) use handle::{enter_time_disabled, entered_now, rebind_target, Restore};
-pub use handle::{EnterGuard, Handle};
+pub use handle::Handle;
 pub(crate) use shared::{Registered, Reset};
 pub use slack::TimerSlack;
 

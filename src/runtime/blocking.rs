@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant as StdInstant};
 
-use super::builder::{ThreadHooks, ThreadSpec};
+use super::config::{ThreadHooks, ThreadSpec};
 use super::task::TaskRef;
 use super::Handle;
 use crate::coop;

@@ -16,8 +16,9 @@ use std::io;
 use std::marker::PhantomData;
 use std::time::Duration;
 
+use super::local_set::LocalSet;
+use super::task::JoinHandle;
 use super::{EnterGuard, Handle, Runtime, RuntimeMetrics};
-use crate::task::{JoinHandle, LocalSet};
 
 /// Options for [`Builder::build_local`](super::Builder::build_local);
 /// none yet, as in tokio.

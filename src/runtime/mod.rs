@@ -35,15 +35,19 @@
 //!
 //! # Layers
 //!
-//! `scheduler/` (`current.rs` and `multi.rs`: the park loops and queues;
-//! `owned.rs`: the live tasks) → `park.rs` (mio, timerfd; `park_model.rs`
-//! under loom), `io/` (socket
-//! readiness) and `task/` (task state, join handles) → `blocking.rs` (the
-//! `spawn_blocking` pool). Only this module, `net` and `signal` (the
-//! registration of its socket pair) know about mio.
+//! `builder.rs` → `scheduler/` (`current.rs` and `multi.rs`: the park
+//! loops and queues; `owned.rs`: the live tasks) → `park.rs` (mio,
+//! timerfd; `park_model.rs` under loom), `io/` (socket readiness),
+//! `task/` (task state, join handles) and `blocking.rs` (the
+//! `spawn_blocking` pool, whose threads enter the runtime's `Handle`) →
+//! `config.rs` (how threads are named, sized and hooked: plain data the
+//! builder fills and the workers and the pool read). Only this module,
+//! `net` and `signal` (the registration of its socket pair) know about
+//! mio.
 
 mod blocking;
 mod builder;
+mod config;
 pub(crate) mod context;
 pub(crate) mod io;
 #[cfg(not(loom))]
@@ -64,6 +68,7 @@ pub(crate) struct EventCaps {
 }
 
 mod local;
+pub(crate) mod local_set;
 mod scheduler;
 pub(crate) mod task;
 
@@ -152,7 +157,7 @@ pub fn model_scheduler_references(handle: &Handle) -> usize {
 pub struct EnterGuard<'a> {
     // Dropped in this order: a local runtime's task context, the time
     // context, then the runtime's.
-    _local: Option<crate::task::LocalEnterGuard>,
+    _local: Option<local_set::LocalEnterGuard>,
     _time: crate::driver::Restore,
     _runtime: context::HandleGuard,
     // The runtime is borrowed until the guard's last use, not its drop
@@ -163,7 +168,7 @@ pub struct EnterGuard<'a> {
 impl EnterGuard<'_> {
     /// The same guard, keeping `local` (a `LocalRuntime`'s set) entered
     /// too.
-    fn with_local(mut self, local: crate::task::LocalEnterGuard) -> Self {
+    fn with_local(mut self, local: local_set::LocalEnterGuard) -> Self {
         self._local = Some(local);
         self
     }

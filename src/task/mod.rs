@@ -19,14 +19,13 @@ use std::task::{Context, Poll};
 
 pub mod coop;
 mod join_set;
-mod local;
 mod task_local;
 
 use crate::coop as budget;
+pub use crate::runtime::local_set::{spawn_local, LocalEnterGuard, LocalSet};
 pub use crate::runtime::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 use crate::runtime::{context, Handle};
 pub use join_set::JoinSet;
-pub use local::{spawn_local, LocalEnterGuard, LocalSet};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 
 /// loom's `thread_local!`, for the slots `task_local!` declares under
@@ -146,7 +145,7 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    if local::is_entered() && context::current().is_some() {
+    if crate::runtime::local_set::is_entered() && context::current().is_some() {
         panic!(
             "can call blocking only when running on the multi-threaded runtime (lawn_rt: not \
              from inside a `LocalSet`, whose tasks must stay on this thread; use \

@@ -40,7 +40,7 @@ use crate::driver::{Driver, Handle as TimeHandle, Park};
 use crate::loom::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::{lock, wait, Condvar, Mutex};
 use crate::runtime::blocking;
-use crate::runtime::builder::ThreadHooks;
+use crate::runtime::config::ThreadHooks;
 use crate::runtime::context;
 use crate::runtime::io;
 use crate::runtime::park::{Parker, Unpark};

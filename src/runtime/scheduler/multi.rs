@@ -79,7 +79,7 @@ use crate::loom::atomic::{fence, AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread::{self, Thread};
 use crate::loom::{lock, wait, wait_timeout, Condvar, Mutex};
 use crate::runtime::blocking;
-use crate::runtime::builder::{ThreadHooks, ThreadSpec};
+use crate::runtime::config::{ThreadHooks, ThreadSpec};
 use crate::runtime::context;
 use crate::runtime::io as io_driver;
 use crate::runtime::park::{Parker, Unpark};

@@ -34,12 +34,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use super::{JoinError, JoinHandle};
+use super::task::{AbortSide, Id, LocalSlot};
+use super::task::{JoinError, JoinHandle};
+use super::Runtime;
 use crate::coop;
 use crate::loom::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
 use crate::loom::{lock, Mutex};
-use crate::runtime::task::{AbortSide, Id, LocalSlot};
-use crate::runtime::Runtime;
 
 /// Tasks polled per turn of the set before it hands the thread back to
 /// whatever drives it (tokio's figure).
