@@ -285,8 +285,8 @@ impl Shared {
     /// in the same slack level), else says [`Registered::Unsure`].
     //
     // Inlined, with `Sleep::register`, `Levels::insert`,
-    // `Lawn::insert_deferred` and the cancel path: each call between the
-    // layers cost ~1-2 ns of a ~85 ns timeout
+    // `Lawn::insert_deferred` and the cancel path: a call between the
+    // layers is a measurable share of a whole timeout
     // (docs/decisions/inlined-timeout-path.md). Not under loom: there the
     // inlined frame, loom's primitives and all, overflows the stack of
     // the coroutine each modelled thread runs on; the code is the same.
@@ -587,8 +587,8 @@ impl Shared {
     /// and that timer may be gone (cancelled). Planning anew to "until
     /// unparked" would have the next such registration unpark the thread
     /// again, and a thread that makes and drops timeouts would keep the
-    /// timer thread turning (14,000 turns a second in the timeout storm of
-    /// `tests/reliability/storms.rs`, and it then woke its sleeper late).
+    /// timer thread turning (the timeout storm of
+    /// `tests/reliability/storms.rs` then wakes its sleeper late).
     pub(crate) fn begin_park_unless_busy(&self, now: StdInstant) -> Option<Park> {
         if let Some(mut inner) = self.inner.try_lock() {
             // A batch in flight (the shard's own thread firing what it
