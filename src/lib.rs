@@ -131,6 +131,7 @@ pub mod runtime;
 pub mod signal;
 #[cfg(feature = "sync")]
 pub mod sync;
+mod sys;
 pub mod task;
 pub mod time;
 

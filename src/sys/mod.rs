@@ -1,0 +1,31 @@
+//! What the operating system offers, in one place: every call the crate
+//! makes that exists only on some platforms, behind plain functions and
+//! types, one file per concern (as mio's and async-io's platform code sits
+//! in one folder). The rest of the crate calls these; it names a
+//! `target_os` only for what exists on Linux and Android alone: a public
+//! item (`net::TcpSocket`, `io::Interest::PRIORITY`, `process`, ...), the
+//! code only such items use (`runtime/io/pipe.rs`), and the I/O path's
+//! read into uninitialized memory (`runtime/io/uninit.rs`, through
+//! rustix).
+//!
+//! A leaf: it names no other module of the crate (`tests/layering.rs`),
+//! and every layer may use it. Where platform code needs `unsafe`, the
+//! block is here, with its `// SAFETY:` note.
+//!
+//! # The contract
+//!
+//! "Linux" means Linux and Android, where the crate has `rustix` and
+//! `libc`; "elsewhere" is every other Unix (mio's kqueue or poll). Under
+//! `cfg(loom)` the clock reads are the "elsewhere" ones, as the code they
+//! replace had it (the models' time is loom's).
+//!
+//! - [`clock`] (`monotonic_ns`, `coarse_ns`, `coarse_resolution_ns`), for
+//!   the driver's coarse tick bounds:
+//!   - Linux: `clock_gettime(CLOCK_MONOTONIC)` and
+//!     `clock_gettime(CLOCK_MONOTONIC_COARSE)` in ns, and
+//!     `clock_getres(CLOCK_MONOTONIC_COARSE)` in ns; `None` only for a
+//!     time that does not fit a `u64` of ns.
+//!   - Elsewhere and under loom: `None` from all three; the driver then
+//!     has no coarse clock and reads `Instant` only.
+
+pub(crate) mod clock;
