@@ -10,7 +10,8 @@
 //!
 //! A leaf: it names no other module of the crate (`tests/layering.rs`),
 //! and every layer may use it. Where platform code needs `unsafe`, the
-//! block is here, with its `// SAFETY:` note.
+//! block is here, with its `// SAFETY:` note (`fork.rs`'s
+//! `pthread_atfork` call is the one).
 //!
 //! # The contract
 //!
@@ -19,6 +20,10 @@
 //! `cfg(loom)` the clock reads are the "elsewhere" ones, as the code they
 //! replace had it (the models' time is loom's).
 //!
+//! - [`thread`] (`set_timer_slack`), for the foreign shards' timer thread:
+//!   - Linux: `prctl(PR_SET_TIMERSLACK)` for the calling thread: its timed
+//!     waits end at most that late (the default is 50 µs).
+//!   - Elsewhere: there is no such setting; `Err` (`Unsupported`).
 //! - [`clock`] (`monotonic_ns`, `coarse_ns`, `coarse_resolution_ns`), for
 //!   the driver's coarse tick bounds:
 //!   - Linux: `clock_gettime(CLOCK_MONOTONIC)` and
@@ -27,5 +32,14 @@
 //!     time that does not fit a `u64` of ns.
 //!   - Elsewhere and under loom: `None` from all three; the driver then
 //!     has no coarse clock and reads `Instant` only.
+//! - [`fork`] (`at_fork`), for the foreign timer thread across a `fork`:
+//!   - Linux: `pthread_atfork(prepare, parent, child)`: `prepare` runs in
+//!     the forking thread before the fork, `parent` in it after, `child`
+//!     in the child's only thread; each registration adds another set, so
+//!     the caller registers once. `Err` only if libc is out of memory.
+//!   - Elsewhere: nothing is registered; `Err` (`Unsupported`), and a
+//!     fork's child keeps whatever its parent had.
 
 pub(crate) mod clock;
+pub(crate) mod fork;
+pub(crate) mod thread;
