@@ -20,6 +20,17 @@
 //! `cfg(loom)` the clock reads are the "elsewhere" ones, as the code they
 //! replace had it (the models' time is loom's).
 //!
+//! - [`park`] ([`TimerFd`](park::TimerFd)), for the runtime's park loop:
+//!   - Linux: `TimerFd::new` makes a one-shot, non-blocking, close-on-exec
+//!     timerfd on `CLOCK_MONOTONIC` (the clock `std::time::Instant`
+//!     reads) and registers it, readable, with the mio poll under the
+//!     token given; `TimerFd::set(left)` arms it to expire `left` from now
+//!     (nanosecond resolution, no timer slack), replacing any earlier
+//!     arming and resetting its count (so it is never read); its expiry
+//!     makes the poll report the token.
+//!   - Elsewhere: `TimerFd::new` gives `Ok(None)` and no `TimerFd` can
+//!     exist; the park loop then wakes by the poll's own timeout (whole
+//!     milliseconds, rounded up by mio).
 //! - [`thread`] (`set_timer_slack`), for the foreign shards' timer thread:
 //!   - Linux: `prctl(PR_SET_TIMERSLACK)` for the calling thread: its timed
 //!     waits end at most that late (the default is 50 µs).
@@ -42,4 +53,5 @@
 
 pub(crate) mod clock;
 pub(crate) mod fork;
+pub(crate) mod park;
 pub(crate) mod thread;
