@@ -43,6 +43,13 @@
 //!     time that does not fit a `u64` of ns.
 //!   - Elsewhere and under loom: `None` from all three; the driver then
 //!     has no coarse clock and reads `Instant` only.
+//! - [`pidfd`] (`pidfd_open`), for `process`'s exit watch:
+//!   - Linux: `pidfd_open(2)` on the process `pid`: a descriptor that
+//!     turns readable once the process exits; `Ok(None)` where the kernel
+//!     has none (before 5.3: `ENOSYS`) or a sandbox refuses it (`EPERM`);
+//!     other errors are returned, as is a `pid` out of range.
+//!   - Elsewhere: `Ok(None)` (the watch falls back on `SIGCHLD` or a
+//!     timer).
 //! - [`fork`] (`at_fork`), for the foreign timer thread across a `fork`:
 //!   - Linux: `pthread_atfork(prepare, parent, child)`: `prepare` runs in
 //!     the forking thread before the fork, `parent` in it after, `child`
@@ -54,4 +61,5 @@
 pub(crate) mod clock;
 pub(crate) mod fork;
 pub(crate) mod park;
+pub(crate) mod pidfd;
 pub(crate) mod thread;
