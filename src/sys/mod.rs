@@ -57,9 +57,16 @@
 //!     the caller registers once. `Err` only if libc is out of memory.
 //!   - Elsewhere: nothing is registered; `Err` (`Unsupported`), and a
 //!     fork's child keeps whatever its parent had.
+//! - [`signal`] (the signal numbers), for `signal::unix::SignalKind`: the
+//!   numbers of `SIGUSR1`, `SIGUSR2`, `SIGCHLD`, `SIGWINCH` and `SIGIO`,
+//!   which differ between platforms (and between Linux architectures),
+//!   and the six that are the same everywhere. A platform not listed
+//!   there fails to build, rather than get wrong numbers.
 
 pub(crate) mod clock;
 pub(crate) mod fork;
 pub(crate) mod park;
 pub(crate) mod pidfd;
+#[cfg(unix)]
+pub(crate) mod signal;
 pub(crate) mod thread;
