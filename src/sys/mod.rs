@@ -62,6 +62,14 @@
 //!   which differ between platforms (and between Linux architectures),
 //!   and the six that are the same everywhere. A platform not listed
 //!   there fails to build, rather than get wrong numbers.
+//! - [`unix_addr`], for Unix socket addresses:
+//!   - `SUN_PATH_LEN`: the size of `sockaddr_un`'s `sun_path` (108 on
+//!     Linux, illumos and Solaris; 104 elsewhere: the BSDs', Apple's).
+//!   - Linux: `ABSTRACT_NAMES` is true; `from_abstract_name` and
+//!     `abstract_name` convert between a name in the abstract namespace
+//!     and `std`'s address.
+//!   - Elsewhere: `ABSTRACT_NAMES` is false; `from_abstract_name` fails
+//!     (`Unsupported`) and `abstract_name` is `None`.
 
 pub(crate) mod clock;
 pub(crate) mod fork;
@@ -70,3 +78,5 @@ pub(crate) mod pidfd;
 #[cfg(unix)]
 pub(crate) mod signal;
 pub(crate) mod thread;
+#[cfg(unix)]
+pub(crate) mod unix_addr;
