@@ -98,9 +98,10 @@
 // benchmark that justified it, or the call no safe API makes. Two modules
 // do, and one trait impl: `runtime/io/uninit.rs`, reads into a tokio `ReadBuf`'s uninitialized
 // part (see docs/decisions/io-path-under-real-clients.md), and
-// `driver/foreign.rs`, one `pthread_atfork` call, so that a fork's child
-// starts its own timer thread (see docs/reliability.md). `fs::File`'s
-// `FromRawFd` passes its caller's contract on to std's, as tokio's does.
+// `sys/fork.rs`, one `pthread_atfork` call (for `driver/foreign.rs`), so
+// that a fork's child starts its own timer thread (see
+// docs/reliability.md). `fs::File`'s `FromRawFd` passes its caller's
+// contract on to std's, as tokio's does.
 // The other allowance is not code (SAFETY: nothing relies on it):
 // `io::unix::AsyncFd::register` and `register_with_interest` are declared
 // unsafe only because tokio 1.54's are, and their bodies are safe calls.
@@ -131,6 +132,7 @@ pub mod runtime;
 pub mod signal;
 #[cfg(feature = "sync")]
 pub mod sync;
+mod sys;
 pub mod task;
 pub mod time;
 

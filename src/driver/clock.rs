@@ -13,6 +13,7 @@ use crate::loom::{
     atomic::{AtomicBool, Ordering},
     lock, Mutex,
 };
+use crate::sys;
 
 /// A point in driver time, counted in ticks of the driver's resolution
 /// since the clock's origin.
@@ -109,10 +110,6 @@ pub(crate) struct Clock {
 /// bound, and what it is used for stays correct if a lag ever exceeds it
 /// (see there).
 #[derive(Clone, Copy)]
-#[cfg_attr(
-    not(all(any(target_os = "linux", target_os = "android"), not(loom))),
-    allow(dead_code)
-)]
 struct Coarse {
     /// `CLOCK_MONOTONIC` in ns, read just after `origin` (so at or after it).
     origin_ns: u64,
@@ -126,35 +123,21 @@ struct Coarse {
 /// times what this VM's ticks give when on time, three times the worst
 /// seen with both cores busy (or four of the kernel's ticks, if that is
 /// more).
-#[cfg_attr(
-    not(all(any(target_os = "linux", target_os = "android"), not(loom))),
-    allow(dead_code)
-)]
 pub(crate) const COARSE_LAG: Duration = Duration::from_millis(50);
 
 impl Coarse {
     /// `CLOCK_MONOTONIC` in ns, read before `origin` (`None` where there is
     /// no coarse clock to relate to it).
-    #[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
     fn before() -> Option<u64> {
-        nanos(rustix::time::clock_gettime(
-            rustix::time::ClockId::Monotonic,
-        ))
-    }
-
-    #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(loom))))]
-    fn before() -> Option<u64> {
-        None
+        sys::clock::monotonic_ns()
     }
 
     /// Relates this machine's coarse clock to `origin`, read after
     /// `before`; `None` where there is none, under loom, or if its
     /// resolution is too coarse to help (over 10 ms).
-    #[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
     fn new(resolution: u64, before: Option<u64>) -> Option<Coarse> {
-        use rustix::time::{clock_getres, clock_gettime, ClockId};
-        let origin_ns = nanos(clock_gettime(ClockId::Monotonic))?;
-        let coarse_res = nanos(clock_getres(ClockId::MonotonicCoarse))?;
+        let origin_ns = sys::clock::monotonic_ns()?;
+        let coarse_res = sys::clock::coarse_resolution_ns()?;
         if coarse_res == 0 || coarse_res > 10_000_000 {
             return None;
         }
@@ -165,21 +148,6 @@ impl Coarse {
             span: (lag + gap).div_ceil(resolution) + 2,
         })
     }
-
-    #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(loom))))]
-    fn new(_resolution: u64, _before: Option<u64>) -> Option<Coarse> {
-        None
-    }
-}
-
-/// A timespec in ns (`None` if negative or past `u64`).
-#[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
-#[inline]
-fn nanos(t: rustix::time::Timespec) -> Option<u64> {
-    u64::try_from(t.tv_sec)
-        .ok()?
-        .checked_mul(1_000_000_000)?
-        .checked_add(u64::try_from(t.tv_nsec).ok()?)
 }
 
 /// Clock time is `base` while paused, else `base + (real now - unfrozen)`.
@@ -223,26 +191,17 @@ impl Clock {
     /// late, never early.
     #[inline]
     pub(crate) fn tick_bounds(&self) -> Option<(Tick, Tick)> {
-        #[cfg(all(any(target_os = "linux", target_os = "android"), not(loom)))]
-        {
-            let coarse = self.coarse?;
-            if self.paused_ever() {
-                return None;
-            }
-            let now = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicCoarse);
-            // Saturating: just after `origin` the coarse clock may still
-            // be behind it (tick 0 then, which the clock has reached).
-            let since = nanos(now)?.saturating_sub(coarse.origin_ns);
-            // A tick of margin below, for a coarse clock a few ns ahead.
-            let (floor, _) = self.parts(Duration::from_nanos(since));
-            let lo = floor.saturating_sub(1);
-            Some((Tick(lo), Tick(lo.saturating_add(coarse.span))))
+        let coarse = self.coarse?;
+        if self.paused_ever() {
+            return None;
         }
-        #[cfg(not(all(any(target_os = "linux", target_os = "android"), not(loom))))]
-        {
-            let _ = self.coarse;
-            None
-        }
+        // Saturating: just after `origin` the coarse clock may still be
+        // behind it (tick 0 then, which the clock has reached).
+        let since = sys::clock::coarse_ns()?.saturating_sub(coarse.origin_ns);
+        // A tick of margin below, for a coarse clock a few ns ahead.
+        let (floor, _) = self.parts(Duration::from_nanos(since));
+        let lo = floor.saturating_sub(1);
+        Some((Tick(lo), Tick(lo.saturating_add(coarse.span))))
     }
 
     pub(crate) fn resolution(&self) -> Duration {

@@ -721,6 +721,7 @@ mod global {
         use std::sync::Once;
 
         use super::{foreign, ForkHold, Ordering, RUNNING};
+        use crate::sys;
 
         std::thread_local! {
             static HELD: RefCell<Option<ForkHold<'static>>> = const { RefCell::new(None) };
@@ -734,41 +735,29 @@ mod global {
 
         static WATCH: Once = Once::new();
 
-        /// Registers the handlers below with `pthread_atfork`, once.
-        #[cfg(any(target_os = "linux", target_os = "android"))]
+        /// Registers the handlers below with `pthread_atfork` (through
+        /// `sys::fork`), once. They never unwind: they take locks that
+        /// ignore poison and a thread-local `RefCell` only they borrow. A
+        /// failure (ENOMEM) leaves a fork's child without its timer
+        /// thread, as before: nothing else depends on it. Where there is
+        /// no `pthread_atfork`, a fork's child keeps the flag that says
+        /// the thread runs.
         pub(super) fn watch() {
             WATCH.call_once(|| {
-                // SAFETY: the three handlers are `extern "C"` functions
-                // with no arguments, as `pthread_atfork` requires, and
-                // never unwind (they take locks that ignore poison and a
-                // thread-local `RefCell` only they borrow). A failure
-                // (ENOMEM) leaves a fork's child without its timer
-                // thread, as before: nothing else depends on it.
-                #[allow(unsafe_code)]
-                unsafe {
-                    libc::pthread_atfork(Some(prepare), Some(parent), Some(child));
-                }
+                let _ = sys::fork::at_fork(prepare, parent, child);
             });
         }
 
-        /// Elsewhere, a fork's child keeps the flag that says the thread
-        /// runs (it has no `libc` here).
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        pub(super) fn watch() {}
-
-        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
         extern "C" fn prepare() {
             let here = DRIVER_THREAD.try_with(Cell::get).unwrap_or(false);
             let hold = foreign().hold_for_fork(here);
             let _ = HELD.try_with(|held| *held.borrow_mut() = Some(hold));
         }
 
-        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
         extern "C" fn parent() {
             let _ = HELD.try_with(|held| held.borrow_mut().take());
         }
 
-        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
         extern "C" fn child() {
             RUNNING.store(false, Ordering::Release);
             let _ = HELD.try_with(|held| held.borrow_mut().take());
@@ -778,11 +767,9 @@ mod global {
     /// Timed waits on this thread end when asked, not up to 50 µs later
     /// (Linux's default timer slack for a thread).
     fn precise_timeouts() {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        {
-            // Best effort: without it, timeouts are just less precise.
-            let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
-        }
+        // 1 ns. Best effort: without it (or elsewhere), timeouts are just
+        // less precise.
+        let _ = crate::sys::thread::set_timer_slack(std::num::NonZeroU64::MIN);
     }
 }
 

@@ -30,10 +30,10 @@ use std::time::Duration;
 use mio::event::Source;
 use mio::unix::SourceFd;
 use mio::{Interest, Registry, Token};
-use rustix::process::{Pid, PidfdFlags};
 
 use crate::runtime::io::{try_current, Direction, Registration};
 use crate::signal::unix::{signal, Signal, SignalKind};
+use crate::sys::pidfd::pidfd_open;
 use crate::time::{sleep, Sleep};
 
 /// The longest a timer watch waits between checks.
@@ -84,16 +84,8 @@ pub(super) struct Exit {
 impl Exit {
     /// Watches the just-spawned `child`, with a pidfd where there is one.
     pub(super) fn new(child: &std::process::Child) -> io::Result<Exit> {
-        let pid = i32::try_from(child.id())
-            .ok()
-            .and_then(Pid::from_raw)
-            .ok_or_else(|| io::Error::other("lawn_rt: a child process id out of range"))?;
-        let pidfd = match rustix::process::pidfd_open(pid, PidfdFlags::empty()) {
-            Ok(fd) => Some(fd),
-            // Before Linux 5.3, or refused by a sandbox's seccomp filter.
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => None,
-            Err(err) => return Err(err.into()),
-        };
+        // `None` before Linux 5.3, or where a sandbox refuses it.
+        let pidfd = pidfd_open(child.id())?;
         Ok(Exit {
             pidfd,
             watch: Watch::None,

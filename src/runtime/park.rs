@@ -1,6 +1,7 @@
 //! Where the runtime thread blocks: a `mio::Poll`, a `mio::Waker` other
 //! threads use to wake it, and (on Linux) a timerfd for wake-ups at the
-//! timer deadline itself.
+//! timer deadline itself (`crate::sys::park`; elsewhere the poll's own
+//! timeout).
 //!
 //! epoll's own timeout counts whole milliseconds (mio rounds it up), so a
 //! 200 µs sleep would wake a millisecond late. Instead the park arms a
@@ -27,9 +28,9 @@ use mio::{Events, Poll, Token};
 use super::io;
 use super::EventCaps;
 use crate::driver::punctual::{spin_until, Latency};
+use crate::sys::park::TimerFd;
 
 const WAKER: Token = Token(0);
-#[cfg(any(target_os = "linux", target_os = "android"))]
 const TIMER: Token = Token(1);
 
 /// The blocking side, owned by the runtime's core.
@@ -39,8 +40,9 @@ pub(crate) struct Parker {
     /// A smaller buffer for the polls that do not wait (`None`: the same
     /// cap as `events`).
     busy_events: Option<Events>,
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    timer: timerfd::TimerFd,
+    /// The wake-up at a deadline (`None` where the platform has no
+    /// timerfd: the poll's timeout wakes it, in whole milliseconds).
+    timer: Option<Timer>,
     /// Where socket events go (`None`: I/O not enabled).
     io: Option<Arc<io::Driver>>,
     punctual: Punctual,
@@ -81,8 +83,7 @@ impl Parker {
     ) -> std::io::Result<(Parker, Unpark, Option<Arc<io::Driver>>)> {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        let timer = timerfd::TimerFd::new(poll.registry(), TIMER)?;
+        let timer = TimerFd::new(poll.registry(), TIMER)?.map(|fd| Timer { fd, armed: None });
         let io = match enable_io {
             true => Some(Arc::new(io::Driver::new(poll.registry().try_clone()?))),
             false => None,
@@ -91,7 +92,6 @@ impl Parker {
             poll,
             events: Events::with_capacity(caps.idle.max(1)),
             busy_events: (caps.busy != caps.idle).then(|| Events::with_capacity(caps.busy.max(1))),
-            #[cfg(any(target_os = "linux", target_os = "android"))]
             timer,
             io: io.clone(),
             punctual: Punctual {
@@ -118,7 +118,7 @@ impl Parker {
             return self.poll(Some(Duration::ZERO));
         };
         let early = self.punctual.latency.early();
-        if !real || cfg!(not(any(target_os = "linux", target_os = "android"))) {
+        if !real || self.timer.is_none() {
             // A clock that jumps (or no timerfd): wake at the deadline.
             self.punctual.armed = None;
             let (timeout, _) = self.arm(until, left);
@@ -153,8 +153,9 @@ impl Parker {
     /// re-arms it: needed when the clock the deadlines are read on has
     /// jumped (a paused clock advanced, then resumed).
     pub(crate) fn forget_armed(&mut self) {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        self.timer.fired();
+        if let Some(timer) = &mut self.timer {
+            timer.fired();
+        }
     }
 
     /// Polls for events without blocking.
@@ -181,9 +182,10 @@ impl Parker {
         for event in events.iter() {
             match event.token() {
                 WAKER => {}
-                #[cfg(any(target_os = "linux", target_os = "android"))]
                 TIMER => {
-                    self.timer.fired();
+                    if let Some(timer) = &mut self.timer {
+                        timer.fired();
+                    }
                     self.timer_fired = true;
                 }
                 _ => {
@@ -203,84 +205,47 @@ impl Parker {
     }
 
     /// Arranges a wake-up at `until` (`left` from now), or keeps an
-    /// earlier one (see `TimerFd::arm`); returns the poll timeout to use
+    /// earlier one (see `Timer::arm`); returns the poll timeout to use
     /// and whether the wake-up is at `until` itself.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
     fn arm(&mut self, until: StdInstant, left: Duration) -> (Option<Duration>, bool) {
-        match self.timer.arm(until, left) {
+        let Some(timer) = &mut self.timer else {
+            // No timerfd: the poll's millisecond timeout.
+            return (Some(left), true);
+        };
+        match timer.arm(until, left) {
             Ok(armed) => (None, armed == until),
             // Cannot arm: fall back to epoll's millisecond timeout.
             Err(_) => (Some(left), true),
         }
     }
-
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    fn arm(&mut self, _until: StdInstant, left: Duration) -> (Option<Duration>, bool) {
-        (Some(left), true)
-    }
 }
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
-mod timerfd {
-    use std::io;
-    use std::os::fd::{AsRawFd, OwnedFd};
-    use std::time::{Duration, Instant as StdInstant};
+/// The timerfd (`crate::sys::park`, registered with the poll under
+/// `TIMER`) and the instant it is armed for.
+struct Timer {
+    fd: TimerFd,
+    /// The instant it is armed for and has not yet reported.
+    armed: Option<StdInstant>,
+}
 
-    use mio::unix::SourceFd;
-    use mio::{Interest, Registry, Token};
-    use rustix::time::{
-        timerfd_create, timerfd_settime, Itimerspec, TimerfdClockId, TimerfdFlags,
-        TimerfdTimerFlags, Timespec,
-    };
-
-    /// A one-shot timerfd on `CLOCK_MONOTONIC` (the clock `Instant` reads),
-    /// registered edge-triggered with the poll. Re-arming resets its count,
-    /// so it is never read.
-    pub(super) struct TimerFd {
-        fd: OwnedFd,
-        /// The instant it is armed for and has not yet reported.
-        armed: Option<StdInstant>,
+impl Timer {
+    /// Arms it for `until`, unless it is armed for `until` or an earlier
+    /// instant and has not reported that yet: that wake-up comes first,
+    /// and the loop plans again then. A server's earliest timer changes on
+    /// nearly every park (a request's timeout is cancelled, the next one's
+    /// is later); keeping the wake-up planned for a timer since cancelled
+    /// costs one empty turn when it comes, re-arming costs a system call
+    /// on every park. Returns the instant it is armed for.
+    fn arm(&mut self, until: StdInstant, left: Duration) -> std::io::Result<StdInstant> {
+        if let Some(armed) = self.armed.filter(|&armed| armed <= until) {
+            return Ok(armed);
+        }
+        self.fd.set(left)?;
+        self.armed = Some(until);
+        Ok(until)
     }
 
-    impl TimerFd {
-        pub(super) fn new(registry: &Registry, token: Token) -> io::Result<TimerFd> {
-            let fd = timerfd_create(
-                TimerfdClockId::Monotonic,
-                TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
-            )?;
-            registry.register(&mut SourceFd(&fd.as_raw_fd()), token, Interest::READABLE)?;
-            Ok(TimerFd { fd, armed: None })
-        }
-
-        /// Arms it for `until`, unless it is armed for `until` or an
-        /// earlier instant and has not reported that yet: that wake-up
-        /// comes first, and the loop plans again then. A server's earliest
-        /// timer changes on nearly every park (a request's timeout is
-        /// cancelled, the next one's is later); keeping the wake-up
-        /// planned for a timer since cancelled costs one empty turn when
-        /// it comes, re-arming costs a system call on every park. Returns
-        /// the instant it is armed for.
-        pub(super) fn arm(&mut self, until: StdInstant, left: Duration) -> io::Result<StdInstant> {
-            if let Some(armed) = self.armed.filter(|&armed| armed <= until) {
-                return Ok(armed);
-            }
-            let value = Itimerspec {
-                it_interval: Timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                },
-                it_value: Timespec {
-                    tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
-                    tv_nsec: left.subsec_nanos().into(),
-                },
-            };
-            timerfd_settime(&self.fd, TimerfdTimerFlags::empty(), &value)?;
-            self.armed = Some(until);
-            Ok(until)
-        }
-
-        pub(super) fn fired(&mut self) {
-            self.armed = None;
-        }
+    fn fired(&mut self) {
+        self.armed = None;
     }
 }

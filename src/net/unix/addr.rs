@@ -4,12 +4,10 @@
 
 use std::fmt;
 use std::io;
-#[cfg(target_os = "android")]
-use std::os::android::net::SocketAddrExt;
-#[cfg(target_os = "linux")]
-use std::os::linux::net::SocketAddrExt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+
+use crate::sys::unix_addr::{self, ABSTRACT_NAMES, SUN_PATH_LEN};
 
 /// The address of a Unix socket: a path in the file system, an abstract
 /// name (Linux and Android), or unnamed (a socket that was never bound,
@@ -96,7 +94,7 @@ impl SocketAddr {
     /// ```
     #[cfg(any(target_os = "linux", target_os = "android"))]
     pub fn as_abstract_name(&self) -> Option<&[u8]> {
-        self.0.as_abstract_name()
+        unix_addr::abstract_name(&self.0)
     }
 }
 
@@ -118,29 +116,10 @@ impl From<SocketAddr> for std::os::unix::net::SocketAddr {
     }
 }
 
-/// The size of `sockaddr_un`'s `sun_path` here, which bounds a socket's
-/// path (with its terminating NUL) or abstract name (with its leading NUL).
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "illumos",
-    target_os = "solaris"
-))]
-pub(crate) const SUN_PATH_LEN: usize = 108;
-/// The size of `sockaddr_un`'s `sun_path` here (the BSDs' and Apple's).
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "illumos",
-    target_os = "solaris"
-)))]
-pub(crate) const SUN_PATH_LEN: usize = 104;
-
 /// Whether `path` names the abstract namespace (a leading NUL byte; Linux
 /// and Android only, elsewhere such a path is refused by the system).
 fn is_abstract(path: &Path) -> bool {
-    cfg!(any(target_os = "linux", target_os = "android"))
-        && path.as_os_str().as_bytes().first() == Some(&0)
+    ABSTRACT_NAMES && path.as_os_str().as_bytes().first() == Some(&0)
 }
 
 /// Fails with `InvalidInput`, saying the limit, if `path` does not fit in
@@ -181,10 +160,9 @@ pub(crate) fn rustix_addr(path: &Path) -> io::Result<rustix::net::SocketAddrUnix
 /// name if it starts with a NUL byte (Linux and Android), else a path.
 pub(crate) fn socket_addr(path: &Path) -> io::Result<std::os::unix::net::SocketAddr> {
     check_path(path)?;
-    #[cfg(any(target_os = "linux", target_os = "android"))]
     if is_abstract(path) {
         let name = &path.as_os_str().as_bytes()[1..];
-        return std::os::unix::net::SocketAddr::from_abstract_name(name);
+        return unix_addr::from_abstract_name(name);
     }
     std::os::unix::net::SocketAddr::from_pathname(path)
 }
@@ -203,12 +181,14 @@ mod tests {
         assert!(err.to_string().contains(&limit), "{err}");
     }
 
-    #[cfg(any(target_os = "linux", target_os = "android"))]
     #[test]
     fn an_abstract_name_may_use_all_of_sun_path_after_its_nul() {
+        if !ABSTRACT_NAMES {
+            return; // no abstract namespace here
+        }
         let name = "n".repeat(SUN_PATH_LEN - 1);
         let addr = socket_addr(Path::new(&format!("\0{name}"))).unwrap();
-        assert_eq!(addr.as_abstract_name(), Some(name.as_bytes()));
+        assert_eq!(unix_addr::abstract_name(&addr), Some(name.as_bytes()));
         let err = socket_addr(Path::new(&format!("\0{name}n"))).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
     }
