@@ -101,12 +101,11 @@ pub(crate) struct Clock {
 
 /// The kernel's coarse monotonic clock (`CLOCK_MONOTONIC_COARSE`): the
 /// precise clock (`CLOCK_MONOTONIC`, which `std::time::Instant` reads) as
-/// of the kernel's last timekeeping update, a few ns to read where the
-/// precise one takes 20–30 on a VM. It never runs ahead of the precise
-/// clock, so it gives a tick the clock has reached. How far it lags has no
-/// hard bound: up to two kernel ticks when ticks come on time (1.2–5.2 ms
-/// measured on this VM's 4 ms tick), more when they are late (14 ms with
-/// both cores busy). [`Clock::tick_bounds`] takes [`COARSE_LAG`] as the
+/// of the kernel's last timekeeping update, cheaper to read than the
+/// precise one on a VM. It never runs ahead of the precise clock, so it
+/// gives a tick the clock has reached. How far it lags has no hard bound:
+/// up to two kernel ticks when ticks come on time, more when they are late
+/// (a busy machine). [`Clock::tick_bounds`] takes [`COARSE_LAG`] as the
 /// bound, and what it is used for stays correct if a lag ever exceeds it
 /// (see there).
 #[derive(Clone, Copy)]
@@ -337,9 +336,9 @@ impl Clock {
     /// The tick of `t - d` (saturating at 0) and the tick `t` rounds up
     /// to, from one conversion of an instant: `sleep(d)` made at `now`, due
     /// at `t = now + d`, gets both the tick `now` falls in and its due tick.
-    /// Always inlined into `sleep`, as the clock read is: out of line (as
-    /// the compiler left it in a bench of a runtime's churn) the call cost
-    /// ~2% of the churn's samples.
+    /// Always inlined into `sleep`, as the clock read is: the compiler left
+    /// it out of line in a runtime's churn, where the call showed in the
+    /// profile (docs/decisions/inlined-timeout-path.md).
     #[inline(always)]
     pub(crate) fn ticks_before_and_ceil(&self, t: StdInstant, d: Duration) -> (Tick, Tick) {
         let (floor, rem) = self.tick_parts(t);

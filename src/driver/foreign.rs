@@ -72,8 +72,8 @@
 //!   again to fire, it may wait out one registration or cancel, never a
 //!   batch): under a storm of
 //!   registrations and cancels on some threads, it would queue behind
-//!   their owners and leave every other thread's timers late (a sleep of
-//!   1 ms came 100 ms late in `tests/reliability/storms.rs`). A shard
+//!   their owners and leave every other thread's timers late (the storm
+//!   of `tests/reliability/storms.rs` asserts they are not). A shard
 //!   stays parked from one turn to the next unless it has something to
 //!   fire; one whose lock is busy counts with the wake-up it is parked
 //!   until (read from its `parked_hint`; a registration that lowers it

@@ -12,9 +12,9 @@
 //!
 //! A timer wake-up is punctual: the timerfd is armed a learnt estimate of
 //! the kernel's wake-up latency early and the last µs are spun (see
-//! `crate::driver::punctual`). Measured with `examples/server_load`, this
-//! costs no CPU above the machine's noise (2–4 ms of spinning in a 4 s
-//! run), and takes a lone `sleep(1 ms)` from ~34 µs late to a few µs.
+//! `crate::driver::punctual`): a lone `sleep(1 ms)` wakes a few µs late
+//! instead of the kernel's wake-up latency, at no CPU `examples/server_load`
+//! can tell from noise (docs/decisions/timer-slack.md).
 //!
 //! Ground rules: only the thread that holds the runtime's core parks;
 //! [`Unpark`] is `Send + Sync` and may be used from anywhere.
