@@ -1,9 +1,13 @@
-//! [`TimerKey`]: the name of one timer in a [`Lawn`](super::Lawn).
+//! [`TimerKey`]: the name of one timer in a [`Lawn`].
 
 use std::fmt;
 use std::num::{NonZeroU32, NonZeroU64};
 
-/// Names a timer in a [`Lawn`](super::Lawn). Cheap to copy; see [Keys](super#keys).
+// For the intra-doc links of the docs below.
+#[cfg(doc)]
+use super::Lawn;
+
+/// Names a timer in a [`Lawn`]. Cheap to copy; see [Keys](super#keys).
 ///
 /// # Examples
 ///
