@@ -3,8 +3,11 @@
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
-use std::task::{ready, Context, Poll};
+#[cfg(feature = "tokio-io")]
+use std::task::ready;
+use std::task::{Context, Poll};
 
+#[cfg(feature = "tokio-io")]
 use super::state::{finish, Op, State};
 use super::File;
 
