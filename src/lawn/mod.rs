@@ -107,9 +107,9 @@
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
 //!   chunks of 32 and each bucket fills a chunk of its own, so the timers
-//!   of one bucket lie in memory in the order they expire (with ten
-//!   interleaved TTLs at 1e6 timers this cut the cost of an expiry about
-//!   threefold); but once 8 or more buckets are in the bucket heap (the
+//!   of one bucket lie in memory in the order they expire (an expiry
+//!   walks memory forwards, not from cache miss to cache miss, in a
+//!   big slab); but once 8 or more buckets are in the bucket heap (the
 //!   near window's slots not counted), a bucket takes its first 15 timers'
 //!   slots from chunks all small buckets share, so a sparse Lawn does not
 //!   pay a chunk per timer. A chunk is reused once half of it is free, so
@@ -168,7 +168,8 @@
 //! the slots.
 //!
 //! A churned timeout then costs a slot and two links; a timer that lives
-//! pays for staging on top of its filing, a few ns.
+//! pays for staging on top of its filing: one more link and unlink
+//! (docs/decisions/deferred-filing.md has the figures).
 //!
 //! # Resets
 //!
