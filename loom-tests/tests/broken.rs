@@ -32,7 +32,7 @@
 //!   (`Foreign::hold_for_fork`, `driver/foreign.rs`): model 24's fork
 //!   finds a batch in flight that its child would inherit;
 //! - `notify`: a multi-thread runtime's spawner looks for a parked worker
-//!   before it publishes the task (`push_inject`, `scheduler/multi.rs`):
+//!   before it publishes the task (`push_inject`, `scheduler/multi/queues.rs`):
 //!   model 13 sees every worker asleep with the task queued;
 //! - `join_waker`: a `JoinHandle` stores its waker under a second lock
 //!   (`poll_join`, `task/join.rs`): model 14 sees the task complete with
@@ -58,7 +58,7 @@
 //!   `runtime/local_set.rs`): model 20's set sleeps forever;
 //! - `handoff_local`: `block_in_place` drops the deferred wakers of the
 //!   tasks that yielded instead of waking them before it blocks
-//!   (`MultiThread::hand_over`, `scheduler/multi.rs`): model 21's yielding
+//!   (`MultiThread::hand_over`, `scheduler/multi/handoff.rs`): model 21's yielding
 //!   task sleeps forever;
 //! - `handoff_join`: a multi-thread runtime's drop joins one round of
 //!   threads (`MultiThread::shutdown`): model 21b's drop returns before

@@ -21,8 +21,8 @@
 //! driver's load: idle timeouts pushed back lazily, request timeouts
 //! started deferred and mostly cancelled at once). By default each runs 16
 //! seeds of 10,000 steps and walks the Lawn after every 32nd step (the walk
-//! costs as much as some 40 steps): a few seconds in a debug build. Run
-//! longer with, e.g.:
+//! costs as much as some 40 steps), so that every `cargo test` runs them
+//! in a debug build. Run longer with, e.g.:
 //!
 //! ```text
 //! LAWN_FUZZ_SEEDS=0..1000 LAWN_FUZZ_OPS=200000 cargo test --release --lib lawn::fuzz

@@ -107,9 +107,9 @@
 //!   (`24 + size_of::<T>()` rounded to 8 in general), no allocation per
 //!   timer once warm, plus a small table per live bucket. Slots come in
 //!   chunks of 32 and each bucket fills a chunk of its own, so the timers
-//!   of one bucket lie in memory in the order they expire (with ten
-//!   interleaved TTLs at 1e6 timers this cut the cost of an expiry about
-//!   threefold); but once 8 or more buckets are in the bucket heap (the
+//!   of one bucket lie in memory in the order they expire (an expiry
+//!   walks memory forwards, not from cache miss to cache miss, in a
+//!   big slab); but once 8 or more buckets are in the bucket heap (the
 //!   near window's slots not counted), a bucket takes its first 15 timers'
 //!   slots from chunks all small buckets share, so a sparse Lawn does not
 //!   pay a chunk per timer. A chunk is reused once half of it is free, so
@@ -168,7 +168,8 @@
 //! the slots.
 //!
 //! A churned timeout then costs a slot and two links; a timer that lives
-//! pays for staging on top of its filing, a few ns.
+//! pays for staging on top of its filing: one more link and unlink
+//! (docs/decisions/deferred-filing.md has the figures).
 //!
 //! # Resets
 //!
@@ -219,18 +220,22 @@
 
 mod buckets;
 mod check;
+mod expiry;
+mod filing;
 #[cfg(test)]
 mod fuzz;
 mod heap;
+mod key;
 mod near;
+mod reset;
 mod slab;
+mod staging;
 #[cfg(test)]
 pub(crate) mod tests;
 
 use std::fmt;
-use std::num::{NonZeroU32, NonZeroU64};
 
-use buckets::{lead_shift, Buckets, Kind};
+use buckets::Buckets;
 use heap::BucketHeap;
 use near::{Near, NEAR_BUCKET};
 
@@ -256,77 +261,11 @@ const STAGED: u16 = NEAR_BUCKET - 2;
 /// TTLs keep their timers apart.)
 const SHARE_FROM_BUCKETS: usize = 8;
 const OWN_CHUNK_AT: u32 = 16;
-use slab::{Ends, Slab, NIL};
+use slab::{Slab, NIL};
+use staging::Staged;
 
 pub use check::CorruptLawn;
-
-/// Names a timer in a [`Lawn`]. Cheap to copy; see [Keys](self#keys).
-///
-/// # Examples
-///
-/// ```
-/// use lawn_rt::lawn::Lawn;
-///
-/// let mut lawn = Lawn::new();
-/// let key = lawn.insert(0, 5, 'x');
-/// assert_eq!(lawn.deadline(key), Some(5));
-/// assert_eq!(lawn.remove(key), Some('x'));
-/// assert_eq!(lawn.remove(key), None); // stale now
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TimerKey {
-    /// The slot index in the high 32 bits, its generation (never zero) in
-    /// the low 32: one word, so that a key is stored and loaded whole. (As
-    /// two `u32` fields, a key returned through memory was written with two
-    /// 32-bit stores and read back with one 64-bit load, which cannot be
-    /// forwarded from the stores: a stall on every reset that moved a
-    /// timer; docs/decisions/later-reset-in-place.md.) The order is the
-    /// index's, then the generation's, as before.
-    raw: NonZeroU64,
-}
-
-impl TimerKey {
-    #[inline]
-    fn new(index: u32, gen: NonZeroU32) -> TimerKey {
-        TimerKey {
-            raw: NonZeroU64::from(gen) | u64::from(index) << 32,
-        }
-    }
-
-    /// The slot index.
-    #[inline]
-    fn index(self) -> u32 {
-        (self.raw.get() >> 32) as u32
-    }
-
-    /// The slot's generation when the key was made.
-    #[inline]
-    fn gen(self) -> NonZeroU32 {
-        // Never zero (see `raw`); a zero would only make the key stale.
-        NonZeroU32::new(self.raw.get() as u32).unwrap_or(NonZeroU32::MAX)
-    }
-
-    /// The key as one word (never zero): for the timer driver, which keeps
-    /// one Lawn per slack level and tags the level into the index's top
-    /// bits, and for a `Sleep`, which stores its key in a word.
-    #[inline]
-    pub(crate) fn to_bits(self) -> NonZeroU64 {
-        self.raw
-    }
-
-    /// The inverse of [`to_bits`](TimerKey::to_bits). Bits that no key
-    /// gave make a key that names no timer (its generation cannot match).
-    #[inline]
-    pub(crate) fn from_bits(bits: NonZeroU64) -> TimerKey {
-        TimerKey { raw: bits }
-    }
-}
-
-impl fmt::Debug for TimerKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TimerKey({}v{})", self.index(), self.gen())
-    }
-}
+pub use key::TimerKey;
 
 /// Timers in FIFO buckets keyed by TTL; see the [module docs](self).
 ///
@@ -357,38 +296,6 @@ pub struct Lawn<T> {
     staged: Staged,
     /// The latest tick seen.
     elapsed: u64,
-}
-
-/// The timers [`Lawn::insert_deferred`] started at one tick and has not yet
-/// filed (see [Deferred filing](self#deferred-filing)): a FIFO linked
-/// through the slab like a bucket, in the order they were started.
-#[derive(Clone, Debug)]
-struct Staged {
-    ends: Ends,
-    /// The tick they were started at (only meaningful while `ends` is not
-    /// empty).
-    base: u64,
-    /// How many there are (at most [`STAGED_MAX`]).
-    len: u32,
-    /// No staged timer is due before this (`u64::MAX` when none is staged):
-    /// the least deadline staged since the list last emptied, so a
-    /// cancelled one may leave it early, never late.
-    min: u64,
-    /// The chunk staged timers take slots from when the bucket they will be
-    /// filed in does not exist yet, or `NIL`.
-    open: u32,
-}
-
-impl Staged {
-    const fn new() -> Staged {
-        Staged {
-            ends: Ends::EMPTY,
-            base: 0,
-            len: 0,
-            min: u64::MAX,
-            open: NIL,
-        }
-    }
 }
 
 impl<T> Default for Lawn<T> {
@@ -426,276 +333,6 @@ impl<T> Lawn<T> {
             shared_open: NIL,
             staged: Staged::new(),
             elapsed: 0,
-        }
-    }
-
-    /// Starts a timer due at `now + ttl` (saturating) and returns its key.
-    ///
-    /// `ttl == 0` is due at `now`. A `now` before [`elapsed`](Lawn::elapsed)
-    /// is taken as `elapsed` for filing (see [Time](self#time)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// let key = lawn.insert(7, u64::MAX, ()); // saturates, no panic
-    /// assert_eq!(lawn.deadline(key), Some(u64::MAX));
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the Lawn already holds `u32::MAX - 1` timers.
-    pub fn insert(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
-        self.file_staged();
-        let base = self.observe(now);
-        let deadline = now.saturating_add(ttl);
-        if self.near.admits(base, deadline) {
-            let (index, gen) = self
-                .nodes
-                .insert(NEAR_BUCKET, &mut self.near.open, value, deadline);
-            self.link_near(index, deadline);
-            return TimerKey::new(index, gen);
-        }
-        let bucket = self.buckets.select(deadline.saturating_sub(base));
-        let (owner, open) = chunk_of(
-            &mut self.buckets,
-            &mut self.shared_open,
-            self.heap.len(),
-            bucket,
-        );
-        let (index, gen) = self.nodes.insert(owner, open, value, deadline);
-        self.link(index, bucket, base, deadline);
-        TimerKey::new(index, gen)
-    }
-
-    /// Starts a timer like [`insert`](Lawn::insert), but files it in its
-    /// bucket only later: when a timer is started at a later tick, or
-    /// before any other call that files or hands out timers. A timer
-    /// cancelled before then (a timeout around a call that returned at
-    /// once) never touches a bucket or the bucket heap: its start and
-    /// cancel cost a slot and a link. See
-    /// [Deferred filing](self#deferred-filing).
-    ///
-    /// Every other call sees the timer as pending from the start: `get`,
-    /// `deadline`, `remove`, `reset`, `len`, `next_deadline`, `earliest`
-    /// and `pop_expired` (which hands it out when due, never early).
-    /// [`bucket_count`](Lawn::bucket_count) does not count it until it is
-    /// filed.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// let a = lawn.insert_deferred(0, 10, "a");
-    /// let b = lawn.insert_deferred(0, 10, "b");
-    /// assert_eq!((lawn.len(), lawn.bucket_count()), (2, 0)); // staged
-    /// assert_eq!(lawn.next_deadline(), Some(10));
-    /// assert_eq!(lawn.remove(a), Some("a")); // cancelled: never filed
-    /// lawn.insert_deferred(1, 10, "c"); // a later tick files "b"
-    /// assert_eq!(lawn.bucket_count(), 1);
-    /// assert_eq!(lawn.pop_expired(10), Some((b, "b")));
-    /// assert_eq!(lawn.pop_expired(11).map(|(_, v)| v), Some("c"));
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the Lawn already holds `u32::MAX - 1` timers.
-    #[inline]
-    pub fn insert_deferred(&mut self, now: u64, ttl: u64, value: T) -> TimerKey {
-        let base = self.observe(now);
-        if base != self.staged.base {
-            self.file_staged();
-            self.staged.base = base;
-        }
-        let deadline = now.saturating_add(ttl);
-        // The slot comes from the chunk of the bucket it will be filed in,
-        // if that bucket exists, so that timers which live keep their
-        // bucket's order in memory (see `slab.rs`); this is only where the
-        // slot is, and filing chooses the bucket again.
-        let (owner, open) = if self.near.admits(base, deadline) {
-            (NEAR_BUCKET, &mut self.near.open)
-        } else {
-            match self.buckets.find(deadline.saturating_sub(base)) {
-                Some(id) => chunk_of(
-                    &mut self.buckets,
-                    &mut self.shared_open,
-                    self.heap.len(),
-                    id,
-                ),
-                None => (STAGED, &mut self.staged.open),
-            }
-        };
-        let (index, gen) = self.nodes.insert(owner, open, value, deadline);
-        self.stage(index, deadline);
-        if self.staged.len > STAGED_MAX {
-            self.file_oldest_staged();
-        }
-        TimerKey::new(index, gen)
-    }
-
-    /// Appends an unlinked node due at `deadline` to the staged list.
-    #[inline]
-    fn stage(&mut self, index: u32, deadline: u64) {
-        self.nodes.push_back(&mut self.staged.ends, index, STAGED);
-        self.staged.min = self.staged.min.min(deadline);
-        self.staged.len += 1;
-    }
-
-    /// Files the staged timer that started first (the others keep their
-    /// place after it: filing stays in start order).
-    #[inline(never)]
-    fn file_oldest_staged(&mut self) {
-        let index = self.staged.ends.head;
-        self.nodes.unlink_from(&mut self.staged.ends, index);
-        self.staged.len -= 1;
-        self.file(index, self.staged.base);
-    }
-
-    /// Files every staged timer in its bucket, in the order they were
-    /// started and as of the tick they were started at, so that each
-    /// bucket stays in deadline order (see [Deferred filing](self#deferred-filing)).
-    #[inline]
-    fn file_staged(&mut self) {
-        if self.staged.ends.head != NIL {
-            self.file_staged_now();
-        }
-    }
-
-    #[inline(never)]
-    fn file_staged_now(&mut self) {
-        while self.staged.ends.head != NIL {
-            self.file_oldest_staged();
-        }
-        self.staged.min = u64::MAX;
-    }
-
-    /// Cancels a timer and returns its value; `None` if the key is stale. O(1).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// let key = lawn.insert(0, 10, "t");
-    /// assert_eq!(lawn.remove(key), Some("t"));
-    /// assert_eq!(lawn.pop_expired(10), None);
-    /// ```
-    #[inline]
-    pub fn remove(&mut self, key: TimerKey) -> Option<T> {
-        self.nodes.get(key.index(), key.gen())?;
-        self.unlink(key.index());
-        Some(self.nodes.remove(key.index()))
-    }
-
-    /// Moves a timer to the deadline `now + ttl` (earlier or later), keeping
-    /// its key. Returns `false` if the key is stale. O(1) like an insert.
-    /// (For a timer pushed back over and over, see
-    /// [`reset_lazily`](Lawn::reset_lazily).)
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// let key = lawn.insert(0, 10, "idle");
-    /// assert!(lawn.reset(key, 8, 10)); // activity at tick 8: due at 18 now
-    /// assert_eq!(lawn.pop_expired(10), None);
-    /// assert_eq!(lawn.pop_expired(18), Some((key, "idle")));
-    /// assert!(!lawn.reset(key, 18, 10)); // handed out: stale
-    /// ```
-    pub fn reset(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
-        let Some(node) = self.nodes.get(key.index(), key.gen()) else {
-            return false;
-        };
-        let bucket = node.bucket;
-        self.move_to(key, bucket, now, ttl);
-        true
-    }
-
-    /// [`reset`](Lawn::reset), but a later deadline may leave the timer
-    /// where it is filed, to be filed again only when its old place comes
-    /// due (see [Resets](self#resets)): two stores instead of an unlink
-    /// and a filing, for an idle timeout pushed back on every read. That
-    /// happens while its key is at least half the new TTL ahead, so a
-    /// timer pushed back often is still moved now and then, and its old
-    /// place comes due only once it is no longer pushed back. Meanwhile
-    /// [`next_deadline`](Lawn::next_deadline) may report that old place,
-    /// and [`earliest`](Lawn::earliest) looks at such timers one by one.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// let key = lawn.insert(0, 10_000, "idle");
-    /// assert!(lawn.reset_lazily(key, 1, 10_000)); // a read at tick 1
-    /// assert_eq!(lawn.deadline(key), Some(10_001));
-    /// assert!(lawn.next_deadline() <= Some(10_000)); // still its old place
-    /// assert_eq!(lawn.pop_expired(10_000), None); // filed again, not handed out
-    /// assert_eq!(lawn.pop_expired(10_001), Some((key, "idle")));
-    /// ```
-    #[inline]
-    pub fn reset_lazily(&mut self, key: TimerKey, now: u64, ttl: u64) -> bool {
-        let Some(node) = self.nodes.get(key.index(), key.gen()) else {
-            return false;
-        };
-        let bucket = node.bucket;
-        if bucket < STAGED {
-            let base = self.observe(now);
-            // Only while the old place is at least half the TTL ahead: a
-            // timer pushed back on every read then never comes due there.
-            let far = self.key_of(key.index()).saturating_sub(base) >= ttl / 2;
-            if far && self.extend_in_place(key.index(), bucket, now.saturating_add(ttl)) {
-                return true;
-            }
-        }
-        self.move_to(key, bucket, now, ttl);
-        true
-    }
-
-    /// The move of [`reset`](Lawn::reset): `key` is live and in `bucket`.
-    fn move_to(&mut self, key: TimerKey, bucket: u16, now: u64, ttl: u64) {
-        let base = self.observe(now);
-        let deadline = now.saturating_add(ttl);
-        let staged = bucket == STAGED;
-        if staged && base == self.staged.base {
-            // Still in the tick it was staged at: it moves to the tail of
-            // the staged list, as a cancel and a deferred start would.
-            self.unlink(key.index());
-            self.nodes.node_mut(key.index()).deadline = deadline;
-            self.stage(key.index(), deadline);
-            return;
-        }
-        self.file_staged();
-        self.unlink(key.index());
-        self.nodes.node_mut(key.index()).deadline = deadline;
-        self.file(key.index(), base);
-    }
-
-    /// Gives a timer filed in a bucket the later `deadline` where it
-    /// stands (see [Resets](self#resets)): its key stays, since its lead
-    /// grows by as much as its deadline, so its bucket still hands it out
-    /// no later than before, and [`pop_expired`](Lawn::pop_expired) then
-    /// files it again for the ticks it has left. `false`, changing
-    /// nothing, for an earlier deadline or one the lead cannot reach.
-    #[inline]
-    fn extend_in_place(&mut self, index: u32, bucket: u16, deadline: u64) -> bool {
-        let shift = self.buckets.get(bucket).lead_shift();
-        let node = self.nodes.node_mut(index);
-        let Some(more) = deadline.checked_sub(node.deadline) else {
-            return false;
-        };
-        // In lead blocks: what `deadline >> shift` gains. Zero for a
-        // deadline in the same block (the key is unchanged either way).
-        let blocks = (deadline >> shift) - (node.deadline >> shift);
-        debug_assert!(more > 0 || blocks == 0);
-        match u16::try_from(blocks)
-            .ok()
-            .and_then(|b| node.lead.checked_add(b))
-        {
-            Some(lead) => {
-                node.deadline = deadline;
-                node.lead = lead;
-                true
-            }
-            None => false,
         }
     }
 
@@ -739,186 +376,6 @@ impl<T> Lawn<T> {
     /// ```
     pub fn deadline(&self, key: TimerKey) -> Option<u64> {
         self.nodes.get(key.index(), key.gen()).map(|n| n.deadline)
-    }
-
-    /// The earliest tick at which [`pop_expired`](Lawn::pop_expired) may have
-    /// work, or `None` if the Lawn is empty. O(1).
-    ///
-    /// Never after the earliest deadline; equal to it unless the earliest
-    /// bucket is a quantization class, where it may be earlier by about 1/64
-    /// of that timer's TTL at most (see [Costs and bounds](self#costs-and-bounds)),
-    /// or a timer staged by [`insert_deferred`](Lawn::insert_deferred) was
-    /// cancelled while others stay staged (then it may be that timer's
-    /// deadline until the staged timers are filed), or
-    /// [`reset_lazily`](Lawn::reset_lazily) gave the timer a later deadline
-    /// in place (then it is the timer's old
-    /// key until that comes due; see [Resets](self#resets)).
-    /// A value at or before [`elapsed`](Lawn::elapsed) means "due now";
-    /// timers started with a `now` before `elapsed` and already due then
-    /// share one bucket in start order, so among timers that are all due
-    /// it may name a later deadline than the earliest.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// assert_eq!(lawn.next_deadline(), None);
-    /// lawn.insert(0, 30, ());
-    /// lawn.insert(0, 20, ());
-    /// assert_eq!(lawn.next_deadline(), Some(20));
-    /// ```
-    #[inline]
-    pub fn next_deadline(&self) -> Option<u64> {
-        if self.is_empty() {
-            return None;
-        }
-        let near = self.near.next().unwrap_or(u64::MAX);
-        let heap = self.heap.peek().map_or(u64::MAX, |(key, _)| key);
-        Some(near.min(heap).min(self.staged.min))
-    }
-
-    /// A deadline of a pending timer at or before `t`, as late as the Lawn
-    /// can tell cheaply: the latest one in its near window (timers due
-    /// soon, exact per tick), or the earliest bucket's key if that is later.
-    /// `None` if [`next_deadline`](Lawn::next_deadline) is after `t`. A
-    /// driver that may fire a batch of timers as late as `t` wakes at this
-    /// tick rather than at the first deadline, and fires more at once.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// lawn.insert(0, 10, ());
-    /// lawn.insert(0, 14, ());
-    /// lawn.insert(0, 30, ());
-    /// assert_eq!(lawn.last_deadline_by(9), None);
-    /// assert_eq!(lawn.last_deadline_by(20), Some(14));
-    /// ```
-    pub fn last_deadline_by(&self, t: u64) -> Option<u64> {
-        let near = self.near.last_by(t);
-        let heap = self.heap.peek().map(|(key, _)| key).filter(|&key| key <= t);
-        let staged = Some(self.staged.min).filter(|&min| min <= t && self.staged.ends.head != NIL);
-        near.max(heap).max(staged)
-    }
-
-    /// The pending timer with the earliest deadline, or `None` if the Lawn
-    /// is empty. Of several due at that tick it names one of them, not
-    /// necessarily the one [`pop_expired`](Lawn::pop_expired) hands out
-    /// first; of timers already due when they were started (a `now` before
-    /// [`elapsed`](Lawn::elapsed)), it may name one that is not the
-    /// earliest (see [`next_deadline`](Lawn::next_deadline)).
-    ///
-    /// O(buckets) (plus the timers of a class bucket that are filed with a
-    /// key before the best deadline found, as are timers
-    /// [`reset_lazily`](Lawn::reset_lazily) extended in place in any bucket,
-    /// and the timers not yet filed by
-    /// [`insert_deferred`](Lawn::insert_deferred)), where
-    /// [`next_deadline`](Lawn::next_deadline) is O(1) but may be early: meant
-    /// for an occasional look, not for every tick.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// lawn.insert(0, 90_000, "a");
-    /// let b = lawn.insert(0, 70_001, "b");
-    /// lawn.insert(0, 80_000, "c");
-    /// assert_eq!(lawn.earliest(), Some(b));
-    /// ```
-    pub fn earliest(&self) -> Option<TimerKey> {
-        // Best so far: (deadline, index). The near window's first slot is
-        // exact, so its head is a candidate as it stands.
-        let mut best = self
-            .near
-            .next()
-            .map(|tick| (tick, self.near.slot(tick).head));
-        let mut at = self.staged.ends.head;
-        while at != NIL {
-            let node = self.nodes.node(at);
-            if best.is_none_or(|(deadline, _)| node.deadline < deadline) {
-                best = Some((node.deadline, at));
-            }
-            at = node.next;
-        }
-        for (_, _, head) in self.heap.iter() {
-            // A bucket's keys are lower bounds of its deadlines and never
-            // decrease along it: stop where they reach the best deadline.
-            let mut at = head;
-            while at != NIL && best.is_none_or(|(deadline, _)| self.key_of(at) < deadline) {
-                let node = self.nodes.node(at);
-                if best.is_none_or(|(deadline, _)| node.deadline < deadline) {
-                    best = Some((node.deadline, at));
-                }
-                at = node.next;
-            }
-        }
-        best.map(|(_, index)| TimerKey::new(index, self.nodes.node(index).gen))
-    }
-
-    /// Hands out one timer whose deadline is at or before `now`, or `None`
-    /// when no timer is due. Call it until `None` to expire everything due.
-    ///
-    /// Due timers come out in deadline order within a bucket and roughly in
-    /// deadline order across buckets; every due timer comes out, no timer
-    /// comes out early.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut lawn = lawn_rt::lawn::Lawn::new();
-    /// lawn.insert(0, 1_000_000, "long");
-    /// lawn.insert(0, 5, "short");
-    /// assert_eq!(lawn.pop_expired(4), None);
-    /// assert_eq!(lawn.pop_expired(5).map(|(_, v)| v), Some("short"));
-    /// assert_eq!(lawn.pop_expired(999_999), None);
-    /// assert_eq!(lawn.pop_expired(1_000_000).map(|(_, v)| v), Some("long"));
-    /// ```
-    #[inline]
-    pub fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
-        let now = self.observe(now);
-        // The common tick has nothing due: keep that check small enough to
-        // inline into the caller's loop, and the work out of line.
-        match self.next_deadline() {
-            Some(next) if next <= now => self.pop_due(now),
-            _ => None,
-        }
-    }
-
-    /// The part of [`pop_expired`](Lawn::pop_expired) that does work.
-    fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
-        // Filed first: a timer re-filed below goes in as of `now`, after
-        // the staged ones, which were started earlier.
-        self.file_staged();
-        loop {
-            let index = match (self.near.next(), self.heap.top()) {
-                (Some(near), heap) if heap.is_none_or(|(key, _)| near <= key) => {
-                    // The window's slots are exact: its head is due or nothing is.
-                    if near > now {
-                        return None;
-                    }
-                    let index = self.near.slot(near).head;
-                    return Some(self.take(index));
-                }
-                (_, Some((key, head))) if key <= now => head,
-                _ => return None,
-            };
-            if self.nodes.node(index).deadline <= now {
-                return Some(self.take(index));
-            }
-            // A class bucket hands it out before its deadline: re-file it
-            // with the ticks it has left. Its new key is after `now`, so this
-            // loop never sees it again.
-            self.unlink(index);
-            self.file(index, now);
-        }
-    }
-
-    /// Unlinks and frees a linked node, returning its key and value.
-    #[inline]
-    fn take(&mut self, index: u32) -> (TimerKey, T) {
-        let gen = self.nodes.node(index).gen;
-        self.unlink(index);
-        (TimerKey::new(index, gen), self.nodes.remove(index))
     }
 
     /// Number of pending timers.
@@ -1080,131 +537,5 @@ impl<T> Lawn<T> {
     fn observe(&mut self, now: u64) -> u64 {
         self.elapsed = self.elapsed.max(now);
         self.elapsed
-    }
-
-    /// The key (earliest tick its bucket may hand it out) of a linked node.
-    #[inline]
-    fn key_of(&self, index: u32) -> u64 {
-        let node = self.nodes.node(index);
-        let shift = self.buckets.get(node.bucket).lead_shift();
-        ((node.deadline >> shift) - u64::from(node.lead)) << shift
-    }
-
-    /// Links an unlinked node at the tail of the bucket for the ticks it has
-    /// left after `base` (the current tick). Its slot stays where it is.
-    fn file(&mut self, index: u32, base: u64) {
-        let deadline = self.nodes.node(index).deadline;
-        if self.near.admits(base, deadline) {
-            self.link_near(index, deadline);
-        } else {
-            let bucket = self.buckets.select(deadline.saturating_sub(base));
-            self.link(index, bucket, base, deadline);
-        }
-    }
-
-    /// Links an unlinked node at the tail of its slot in the near window.
-    #[inline]
-    fn link_near(&mut self, index: u32, deadline: u64) {
-        let slot = self.near.slot_mut(deadline);
-        if self.nodes.push_back(slot, index, NEAR_BUCKET) {
-            self.near.occupied(deadline);
-        }
-        self.nodes.node_mut(index).lead = 0;
-    }
-
-    /// Links an unlinked node due at `deadline` at the tail of `bucket`,
-    /// filed at tick `base`.
-    #[inline(always)]
-    fn link(&mut self, index: u32, bucket: u16, base: u64, deadline: u64) {
-        let b = self.buckets.get_mut(bucket);
-        let (key, lead) = match b.kind {
-            Kind::Exact { .. } => (deadline, 0),
-            Kind::Class { floor, .. } => {
-                // `min`: a deadline already past is due at once; its bucket
-                // is the `ttl == 0` class, all of whose keys are then <=
-                // elapsed. Rounded down to the class's lead block: still
-                // never after any deadline in the bucket, and still
-                // non-decreasing along it.
-                let shift = lead_shift(floor);
-                let blocks = (deadline >> shift) - ((base + floor).min(deadline) >> shift);
-                let lead = u16::try_from(blocks).expect("lawn: a lead outside its class");
-                (((deadline >> shift) - blocks) << shift, lead)
-            }
-        };
-        b.len += 1;
-        if self.nodes.push_back(&mut b.ends, index, bucket) {
-            self.buckets.revive(bucket);
-            self.heap.push(bucket, key, index);
-        }
-        self.nodes.node_mut(index).lead = lead;
-    }
-
-    /// Unlinks a linked node from its bucket, freeing the bucket if emptied.
-    #[inline]
-    fn unlink(&mut self, index: u32) {
-        let node = self.nodes.node(index);
-        let bucket = node.bucket;
-        if bucket >= STAGED {
-            return self.unlink_unbucketed(index, bucket);
-        }
-        let b = self.buckets.get_mut(bucket);
-        let (prev, next) = self.nodes.unlink_from(&mut b.ends, index);
-        b.len -= 1;
-        if b.len == 0 {
-            self.heap.remove(bucket);
-            if let Some((freed, b)) = self.buckets.retire(bucket) {
-                self.nodes.close(freed, b.open);
-            }
-        } else if prev == NIL {
-            let key = self.key_of(next);
-            self.heap.update(bucket, key, next);
-        }
-    }
-
-    /// [`unlink`](Lawn::unlink) for a node in no bucket: in the near window
-    /// or staged.
-    #[inline]
-    fn unlink_unbucketed(&mut self, index: u32, bucket: u16) {
-        if bucket == NEAR_BUCKET {
-            return self.unlink_near(index);
-        }
-        debug_assert_eq!(bucket, STAGED);
-        self.nodes.unlink_from(&mut self.staged.ends, index);
-        self.staged.len -= 1;
-        if self.staged.ends.head == NIL {
-            self.staged.min = u64::MAX;
-        }
-    }
-
-    /// [`unlink`](Lawn::unlink) for a node in the near window.
-    fn unlink_near(&mut self, index: u32) {
-        let deadline = self.nodes.node(index).deadline;
-        let slot = self.near.slot_mut(deadline);
-        self.nodes.unlink_from(slot, index);
-        if slot.head == NIL {
-            // The window keeps its open chunk when it empties, as a dormant
-            // bucket does: a short timer started and cancelled over and
-            // over (a 100 ms request timeout, one request at a time) would
-            // otherwise close, cut off and open a chunk each time. The slab
-            // still cuts the chunk off once free chunks wait behind it.
-            self.near.emptied(deadline);
-        }
-    }
-}
-
-/// The owner and the open chunk a new timer of `bucket` takes its slot
-/// from: the bucket's own, or the chunks small buckets share once the heap
-/// holds [`SHARE_FROM_BUCKETS`] buckets (see [`OWN_CHUNK_AT`]).
-#[inline(always)]
-fn chunk_of<'a>(
-    buckets: &'a mut Buckets,
-    shared_open: &'a mut u32,
-    heap_len: usize,
-    bucket: u16,
-) -> (u16, &'a mut u32) {
-    let b = buckets.get_mut(bucket);
-    match b.len < OWN_CHUNK_AT && heap_len >= SHARE_FROM_BUCKETS {
-        true => (SHARED_CHUNKS, shared_open),
-        false => (bucket, &mut b.open),
     }
 }

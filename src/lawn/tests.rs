@@ -1,6 +1,6 @@
 //! Unit tests: every operation and edge case, with a self-check after each.
 
-use super::buckets::{class_of, class_width, CLASS_COUNT, EXACT_CAP, FINE, FINE_BITS};
+use super::buckets::{class_of, class_width, Kind, CLASS_COUNT, EXACT_CAP, FINE, FINE_BITS};
 use super::slab::{Slab, NIL};
 use super::*;
 

@@ -35,7 +35,7 @@
 //!
 //! # Layers
 //!
-//! `builder.rs` → `scheduler/` (`current.rs` and `multi.rs`: the park
+//! `builder.rs` → `scheduler/` (`current.rs` and `multi/`: the park
 //! loops and queues; `owned.rs`: the live tasks) → `park.rs` (mio,
 //! timerfd; `park_model.rs` under loom), `io/` (socket readiness),
 //! `task/` (task state, join handles) and `blocking.rs` (the
