@@ -44,7 +44,8 @@ const RULES: &[(&str, &[&str])] = &[
 
 /// The code of a source file: comment lines dropped, and everything from
 /// the first `#[cfg(test)]` (or `#[cfg(all(test, ..))]`) on: the crate
-/// keeps unit tests at a file's end.
+/// keeps unit tests at a file's end (or in a `tests.rs` of their own,
+/// which [`files`] leaves out).
 fn code_of(text: &str) -> Vec<(usize, &str)> {
     text.lines()
         .enumerate()
@@ -90,7 +91,11 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         let path = entry.expect("a directory entry").path();
         if path.is_dir() {
             files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        } else if path.extension().is_some_and(|e| e == "rs")
+            // A module's unit tests kept in a file of their own, as at a
+            // file's end, may use anything.
+            && path.file_name().is_some_and(|name| name != "tests.rs")
+        {
             out.push(path);
         }
     }
