@@ -578,23 +578,23 @@ fn main() -> ExitCode {
     println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut ok = true;
     for &rate in &rates {
-        let mut lawn_runs = Vec::new();
-        let mut tokio = Vec::new();
+        let mut a_runs = Vec::new();
+        let mut b_runs = Vec::new();
         for _ in 0..rounds {
-            lawn_runs.push(run_child(a, rate, secs, shape, &lawn));
-            tokio.push(run_child(b, rate, secs, shape, &lawn));
+            a_runs.push(run_child(a, rate, secs, shape, &lawn));
+            b_runs.push(run_child(b, rate, secs, shape, &lawn));
         }
         let col = |runs: &[Figures], f: fn(&Figures) -> f64| median(runs.iter().map(f).collect());
         let ratio = |f: fn(&Figures) -> f64| {
             median(
-                lawn_runs
+                a_runs
                     .iter()
-                    .zip(&tokio)
+                    .zip(&b_runs)
                     .map(|(a, b)| f(a) / f(b).max(1e-9))
                     .collect(),
             )
         };
-        for (name, runs) in [(a, &lawn_runs), (b, &tokio)] {
+        for (name, runs) in [(a, &a_runs), (b, &b_runs)] {
             println!(
                 "| {rate} | {name} | {:.3} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} |",
                 col(runs, |f| f.cpu),

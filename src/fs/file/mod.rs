@@ -378,7 +378,7 @@ impl AsRawFd for File {
 }
 
 /// [`File::from_std`] of the descriptor, as tokio's `File` has it; prefer
-/// `From<OwnedFd>`, which needs no `unsafe`.
+/// `From<OwnedFd>`, the safe conversion.
 #[allow(unsafe_code)]
 impl FromRawFd for File {
     // SAFETY (the `unsafe fn`): its contract is the trait's, the same as
