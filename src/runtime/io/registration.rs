@@ -228,10 +228,10 @@ impl<S: Source> Registration<S> {
         Poll::Ready(Ok(result))
     }
 
-    /// A byte stream's read into `buf`, as tokio's `AsyncRead` asks for
+    /// A stream socket's read into `buf`, as tokio's `AsyncRead` asks for
     /// it, through [`poll_transfer`](Self::poll_transfer): into `buf`'s
     /// uninitialized part as it is (see `uninit.rs`) where the platform
-    /// has `read(2)` through rustix, else zeroed first.
+    /// has `recv(2)` through rustix, else zeroed first.
     #[cfg(feature = "tokio-io")]
     pub(crate) fn poll_read_stream(
         &self,
@@ -245,7 +245,7 @@ impl<S: Source> Registration<S> {
         let len = buf.remaining();
         #[cfg(any(target_os = "linux", target_os = "android"))]
         let read = self.poll_transfer(cx, Direction::Read, len, |source| {
-            super::uninit::read_into(source, buf)
+            super::uninit::recv_into(source, buf)
         });
         #[cfg(not(any(target_os = "linux", target_os = "android")))]
         let read = self.poll_transfer(cx, Direction::Read, len, |mut source| {
