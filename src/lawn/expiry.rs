@@ -140,6 +140,23 @@ impl<T> Lawn<T> {
     /// ```
     #[inline]
     pub fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
+        self.pop_expired_with_deadline(now)
+            .map(|(key, value, _)| (key, value))
+    }
+
+    /// [`pop_expired`](Lawn::pop_expired), with the deadline the timer
+    /// was due at (at or before `now`): how late it comes out is `now`
+    /// minus that.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut lawn = lawn_rt::lawn::Lawn::new();
+    /// lawn.insert(0, 5, "short");
+    /// assert_eq!(lawn.pop_expired_with_deadline(8).map(|(_, v, due)| (v, due)), Some(("short", 5)));
+    /// ```
+    #[inline]
+    pub fn pop_expired_with_deadline(&mut self, now: u64) -> Option<(TimerKey, T, u64)> {
         let now = self.observe(now);
         // The common tick has nothing due: keep that check small enough to
         // inline into the caller's loop, and the work out of line.
@@ -150,7 +167,7 @@ impl<T> Lawn<T> {
     }
 
     /// The part of [`pop_expired`](Lawn::pop_expired) that does work.
-    fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T)> {
+    fn pop_due(&mut self, now: u64) -> Option<(TimerKey, T, u64)> {
         // Filed first: a timer re-filed below goes in as of `now`, after
         // the staged ones, which were started earlier.
         self.file_staged();
@@ -178,11 +195,17 @@ impl<T> Lawn<T> {
         }
     }
 
-    /// Unlinks and frees a linked node, returning its key and value.
+    /// Unlinks and frees a linked node, returning its key, value and
+    /// deadline.
     #[inline]
-    fn take(&mut self, index: u32) -> (TimerKey, T) {
-        let gen = self.nodes.node(index).gen;
+    fn take(&mut self, index: u32) -> (TimerKey, T, u64) {
+        let node = self.nodes.node(index);
+        let (gen, deadline) = (node.gen, node.deadline);
         self.unlink(index);
-        (TimerKey::new(index, gen), self.nodes.remove(index))
+        (
+            TimerKey::new(index, gen),
+            self.nodes.remove(index),
+            deadline,
+        )
     }
 }
