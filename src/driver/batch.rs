@@ -214,12 +214,18 @@ impl Shared {
             if inner.shutdown {
                 break;
             }
-            let Locked { levels, batch, .. } = &mut *inner;
+            let Locked {
+                levels,
+                batch,
+                counters,
+                ..
+            } = &mut *inner;
             batch.keys.clear();
             while wakers.len() < BATCH {
-                let Some((key, waker)) = levels.pop_expired(now.0) else {
+                let Some((key, waker, late)) = levels.pop_expired_late(now.0) else {
                     break;
                 };
+                counters.fired(self.ticks_late(late));
                 batch.keys.push(key);
                 wakers.push(waker);
             }
@@ -294,6 +300,8 @@ impl Shared {
         let removed = inner.levels.remove(key);
         if removed.is_none() {
             inner = self.forget_handed_out(inner, key);
+        } else {
+            inner.counters.cancelled();
         }
         drop(inner);
         removed

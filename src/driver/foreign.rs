@@ -87,6 +87,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant as StdInstant};
 
 use super::handle::Handle;
+use super::metrics::{TimerMetrics, WakeUps};
 use super::punctual::{spin_until, Latency};
 use super::shared::{Options, Park, Role, Shared};
 use super::TimerSlack;
@@ -197,6 +198,8 @@ pub(crate) struct Schedule {
     /// prune, which looks at every shard, costs a turn O(1) on average.
     #[cfg_attr(loom, allow(dead_code))]
     pruned: (StdInstant, Duration),
+    /// The driver thread's wake-ups, by cause (see `metrics.rs`).
+    wake_ups: WakeUps,
 }
 
 /// How often a turn lets go of the shards nothing holds any more, per
@@ -260,6 +263,7 @@ impl Foreign {
         Foreign {
             shards: Mutex::new(ShardList {
                 shards: IdMap::default(),
+                retired: TimerMetrics::default(),
                 next_id: 0,
                 prune_at: PRUNE_AT_LEAST,
             }),
@@ -269,6 +273,7 @@ impl Foreign {
                 again: Vec::new(),
                 paused: Vec::new(),
                 pruned: (crate::loom::now(), PRUNE_EVERY),
+                wake_ups: WakeUps::default(),
             }),
             parking: Arc::new(Parking {
                 state: Mutex::new(ParkState {
@@ -328,6 +333,24 @@ impl Foreign {
             self.parking.sleep(until);
         }
         self.finish(plan);
+    }
+
+    /// What the set's timers have done: every shard's figures summed
+    /// (those of threads gone included), with the driver thread's
+    /// wake-ups.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn metrics(&self) -> TimerMetrics {
+        let wake_ups = lock(&self.schedule).wake_ups.clone();
+        let (mut sum, shards) = {
+            let list = lock(&self.shards);
+            let shards: Vec<Arc<Shared>> = list.shards.values().cloned().collect();
+            (list.retired.clone(), shards)
+        };
+        for shard in &shards {
+            sum += &shard.metrics();
+        }
+        sum.wake_ups = wake_ups;
+        sum
     }
 
     /// The set's locks, taken before a `fork` and let go after it in both
@@ -412,18 +435,28 @@ impl Foreign {
     ///
     /// A waker that panics does not stop the thread: the panic is reported
     /// by the panic hook as usual and the other timers still fire.
-    pub(crate) fn finish(&self, _plan: Plan) {
+    pub(crate) fn finish(&self, plan: Plan) {
         let mut schedule = lock(&self.schedule);
         let mut due = Vec::new();
         schedule.take_due(crate::loom::now(), &mut due);
         due.extend_from_slice(&schedule.paused);
+        let mut fired = 0;
         for (id, shard) in self.look_up(&mut due) {
             let now = shard.clock.tick_floor(shard.clock.now());
             if shard.end_park_if_due(now) {
-                let _ = panic::catch_unwind(AssertUnwindSafe(|| shard.process_unless_busy(now)));
+                let processed =
+                    panic::catch_unwind(AssertUnwindSafe(|| shard.process_unless_busy(now)));
+                fired += processed.unwrap_or(1);
             }
             // Planned again next turn, whether it fired or was busy.
             schedule.again.push(id);
+        }
+        if plan.sleep.is_some() {
+            let wake_ups = &mut schedule.wake_ups;
+            match fired {
+                0 => wake_ups.nothing = wake_ups.nothing.wrapping_add(1),
+                _ => wake_ups.timer = wake_ups.timer.wrapping_add(1),
+            }
         }
         // Under loom no time passes: prune on every turn there.
         let now = crate::loom::now();
@@ -440,6 +473,8 @@ impl Foreign {
 /// Every shard of a set, by id.
 pub(crate) struct ShardList {
     shards: IdMap<Arc<Shared>>,
+    /// The figures of the shards let go of (their threads are gone).
+    retired: TimerMetrics,
     /// The last id given.
     next_id: u64,
     /// The length at which adding a shard prunes the list: twice what
@@ -467,6 +502,13 @@ impl ShardList {
             } else {
                 Arc::strong_count(shard) == 1
             };
+            if unused && !cfg!(loom) {
+                let mut gone = shard.metrics();
+                gone.pending = 0;
+                gone.memory_bytes = 0;
+                gone.shards = 0;
+                self.retired += &gone;
+            }
             !unused
         });
         if self.shards.len() < before / 2 {
@@ -616,6 +658,33 @@ mod global {
             Ok(())
         } else {
             Err(foreign.slack)
+        }
+    }
+
+    /// What the timers used outside a lawn_rt runtime (on a tokio worker,
+    /// a smol thread, under `futures::executor`) have done, summed over
+    /// every thread's shard, those of threads that have exited included;
+    /// `wake_ups` are the `lawn-rt-timer` thread's. All zero before the
+    /// first such timer. A runtime's own timers are in its
+    /// [`RuntimeMetrics::timer_metrics`].
+    ///
+    /// [`RuntimeMetrics::timer_metrics`]: crate::runtime::RuntimeMetrics::timer_metrics
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let before = lawn_rt::time::foreign_timer_metrics();
+    /// futures::executor::block_on(lawn_rt::time::sleep(Duration::from_millis(1)));
+    /// let after = lawn_rt::time::foreign_timer_metrics();
+    /// assert_eq!(after.fired - before.fired, 1);
+    /// assert!(after.lateness.count() > before.lateness.count());
+    /// ```
+    pub fn foreign_timer_metrics() -> TimerMetrics {
+        match FOREIGN.get() {
+            Some(foreign) => foreign.metrics(),
+            None => TimerMetrics::default(),
         }
     }
 
@@ -792,9 +861,9 @@ mod global {
     }
 }
 
-#[cfg(not(loom))]
-pub use global::set_foreign_timer_slack;
 pub(crate) use global::{ensure_started, give_back, handle, this_thread_unless};
+#[cfg(not(loom))]
+pub use global::{foreign_timer_metrics, set_foreign_timer_slack};
 
 #[cfg(all(test, not(loom)))]
 mod tests {

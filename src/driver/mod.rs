@@ -46,6 +46,7 @@ mod error;
 mod foreign;
 mod handle;
 mod lock;
+mod metrics;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod model;
@@ -63,8 +64,10 @@ pub use context::EnterGuard;
 pub(crate) use context::{enter_time_disabled, entered_now, rebind_target, Restore};
 pub use error::Error;
 #[cfg(not(loom))]
-pub use foreign::set_foreign_timer_slack;
+pub use foreign::{foreign_timer_metrics, set_foreign_timer_slack};
 pub use handle::Handle;
+pub(crate) use metrics::WakeCause;
+pub use metrics::{Lateness, TimerMetrics, WakeUps};
 pub(crate) use shared::{Registered, Reset};
 pub use slack::TimerSlack;
 
@@ -367,6 +370,25 @@ impl Driver {
     /// ```
     pub fn allocated_bytes(&self) -> usize {
         self.handle.shared.allocated_bytes()
+    }
+
+    /// What this driver's timers have done: counts since it was made, and
+    /// its state now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let driver = lawn_rt::driver::Driver::new();
+    /// let metrics = driver.metrics();
+    /// assert_eq!((metrics.pending, metrics.fired), (0, 0));
+    /// ```
+    pub fn metrics(&self) -> TimerMetrics {
+        self.handle.shared.metrics()
+    }
+
+    /// Counts a wake-up of the loop that parks this driver.
+    pub(crate) fn count_wake_up(&self, cause: WakeCause) {
+        self.handle.shared.count_wake_up(cause);
     }
 }
 

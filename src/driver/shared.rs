@@ -31,6 +31,7 @@ use super::clock::{checked_add_or_far, Clock, Tick};
 
 use super::error::Error;
 use super::lock::{DriverCondvar, DriverGuard, DriverLock};
+use super::metrics::{Counters, TimerMetrics, WakeCause};
 use super::slack::{Levels, TimerSlack};
 use crate::lawn::TimerKey;
 use crate::loom::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -67,6 +68,8 @@ pub(super) struct Locked {
     /// An unpark came while nobody was parked: the next park returns at once.
     notified: bool,
     pub(super) batch: super::batch::BatchState,
+    /// What the timers here have done (see `metrics.rs`).
+    pub(super) counters: Counters,
 }
 
 /// How a parked driver is woken: its own condition variable (the driver
@@ -204,6 +207,7 @@ impl Shared {
                 parked_until: None,
                 notified: false,
                 batch: Default::default(),
+                counters: Counters::default(),
             }),
             unpark: match options.unpark {
                 Some(hook) => Unpark::Hook(Hook(hook)),
@@ -332,6 +336,7 @@ impl Shared {
                 return Err(Error::at_capacity());
             }
         };
+        inner.counters.registered();
         let unpark = inner.lower_parked_until(key, due);
         // The deliberately broken variant (`--cfg lawn_rt_broken`,
         // test-only) leaves the timer thread the wake-up it planned before.
@@ -391,6 +396,9 @@ impl Shared {
             // Beyond the clock's last tick (see `Registered::Beyond`): no
             // longer filed; the sleep's next poll says it is pending.
             let removed = inner.levels.remove(key);
+            if removed.is_some() {
+                inner.counters.cancelled();
+            }
             drop(inner);
             drop(removed);
             return Ok(Reset::NotPending);
@@ -398,6 +406,9 @@ impl Shared {
         if due <= now {
             // Due already: hand it out now.
             let removed = inner.levels.remove(key);
+            if removed.is_some() {
+                inner.counters.fired(Duration::ZERO);
+            }
             drop(inner);
             return Ok(match removed {
                 Some(waker) => {
@@ -414,6 +425,7 @@ impl Shared {
         let Some(key) = inner.levels.reset(key, now, due, exact) else {
             return Ok(Reset::NotPending);
         };
+        inner.counters.reset();
         let unpark = inner.lower_parked_until(key, due);
         if unpark {
             self.publish_parked(&inner);
@@ -448,6 +460,9 @@ impl Shared {
     pub(crate) fn fire_now(&self, key: TimerKey) -> bool {
         let mut inner = self.inner.lock();
         let removed = inner.levels.remove(key);
+        if removed.is_some() {
+            inner.counters.fired(Duration::ZERO);
+        }
         drop(inner);
         match removed {
             Some(waker) => {
@@ -730,6 +745,27 @@ impl Shared {
     /// Heap bytes held by the Lawn.
     pub(crate) fn allocated_bytes(&self) -> usize {
         self.inner.lock().levels.allocated_bytes()
+    }
+
+    /// What this driver's timers have done (see `metrics.rs`).
+    pub(crate) fn metrics(&self) -> TimerMetrics {
+        let inner = self.inner.lock();
+        inner
+            .counters
+            .snapshot(inner.levels.len(), inner.levels.allocated_bytes())
+    }
+
+    /// Counts a wake-up of the loop that parks this driver, from a park
+    /// that blocked.
+    pub(crate) fn count_wake_up(&self, cause: WakeCause) {
+        self.inner.lock().counters.woke(cause);
+    }
+
+    /// How late `ticks` of this driver's clock are.
+    #[inline]
+    pub(super) fn ticks_late(&self, ticks: u64) -> Duration {
+        let resolution = self.clock.resolution().as_nanos() as u64;
+        Duration::from_nanos(ticks.saturating_mul(resolution))
     }
 }
 

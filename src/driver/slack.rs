@@ -436,12 +436,23 @@ impl<T> Levels<T> {
     }
 
     /// Hands out one timer due at or before `now`.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn pop_expired(&mut self, now: u64) -> Option<(TimerKey, T)> {
+        self.pop_expired_late(now)
+            .map(|(key, value, _)| (key, value))
+    }
+
+    /// [`pop_expired`](Self::pop_expired), with how many ticks after its
+    /// deadline as filed (rounded up to its level's unit) the timer comes
+    /// out.
+    #[inline]
+    pub(crate) fn pop_expired_late(&mut self, now: u64) -> Option<(TimerKey, T, u64)> {
         self.elapsed = self.elapsed.max(now);
         for level in 0..=self.top {
-            if let Some((key, value)) = self.lawns[level].pop_expired(now >> self.shift[level]) {
-                return Some((tag(level, key), value));
+            let popped = self.lawns[level].pop_expired_with_deadline(now >> self.shift[level]);
+            if let Some((key, value, deadline)) = popped {
+                let late = now.saturating_sub(deadline.saturating_mul(self.unit[level]));
+                return Some((tag(level, key), value, late));
             }
         }
         // Nothing is due: each level's head is now after `now`, and in

@@ -349,6 +349,76 @@ impl RuntimeMetrics {
         self.worker(worker).busy()
     }
 
+    /// What the timers of worker `worker`'s shard have done: filed,
+    /// cancelled, fired and reset, pending now, the park loop's wake-ups
+    /// by cause, how late fired timers were, and the memory the shard
+    /// holds (see [`TimerMetrics`](crate::time::TimerMetrics)). All zero
+    /// on a runtime without time. On a current-thread runtime worker 0 is
+    /// the thread in `block_on`.
+    ///
+    /// # Panics
+    ///
+    /// If `worker` is not below [`num_workers`](Self::num_workers).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{sleep, Duration};
+    ///
+    /// let rt = lawn_rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .enable_all()
+    ///     .build()?;
+    /// rt.block_on(async {
+    ///     lawn_rt::spawn(sleep(Duration::from_millis(1))).await.unwrap();
+    /// });
+    /// let metrics = rt.metrics();
+    /// let fired: u64 = (0..metrics.num_workers())
+    ///     .map(|worker| metrics.worker_timer_metrics(worker).fired)
+    ///     .sum();
+    /// assert_eq!(fired, 1);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn worker_timer_metrics(&self, worker: usize) -> crate::time::TimerMetrics {
+        match self.scheduler.worker_timers(worker) {
+            Some(Some(driver)) => driver.metrics(),
+            Some(None) => crate::time::TimerMetrics::default(),
+            None => panic!(
+                "lawn_rt: worker index {worker} is out of range: the runtime has {} worker(s)",
+                self.num_workers()
+            ),
+        }
+    }
+
+    /// [`worker_timer_metrics`](Self::worker_timer_metrics) summed over
+    /// every worker (`shards` says how many were summed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lawn_rt::time::{timeout, Duration};
+    ///
+    /// let rt = lawn_rt::runtime::Runtime::new()?;
+    /// rt.block_on(async {
+    ///     // Done at once: the timeout is cancelled, never fired.
+    ///     timeout(Duration::from_secs(1), async {}).await.unwrap();
+    /// });
+    /// let timers = rt.metrics().timer_metrics();
+    /// assert_eq!(timers.shards, rt.metrics().num_workers());
+    /// assert_eq!((timers.fired, timers.pending), (0, 0));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use]
+    pub fn timer_metrics(&self) -> crate::time::TimerMetrics {
+        let mut sum = crate::time::TimerMetrics::default();
+        for worker in 0..self.num_workers() {
+            sum += &self.worker_timer_metrics(worker);
+        }
+        sum
+    }
+
     #[track_caller]
     fn worker(&self, worker: usize) -> &scheduler::WorkerStats {
         match self.scheduler.worker_stats(worker) {

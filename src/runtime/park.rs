@@ -28,6 +28,7 @@ use mio::{Events, Poll, Token};
 use super::io;
 use super::EventCaps;
 use crate::driver::punctual::{spin_until, Latency};
+use crate::driver::WakeCause;
 use crate::sys::park::TimerFd;
 
 const WAKER: Token = Token(0);
@@ -48,6 +49,9 @@ pub(crate) struct Parker {
     punctual: Punctual,
     /// Whether the last poll reported the timerfd.
     timer_fired: bool,
+    /// Whether the last poll reported a socket's event, and the waker.
+    io_seen: bool,
+    woken: bool,
 }
 
 /// Punctual wake-ups (see `crate::driver::punctual`).
@@ -99,6 +103,8 @@ impl Parker {
                 armed: None,
             },
             timer_fired: false,
+            io_seen: false,
+            woken: false,
         };
         Ok((parker, Unpark(waker), io))
     }
@@ -163,8 +169,24 @@ impl Parker {
         self.poll(Some(Duration::ZERO));
     }
 
+    /// Why the last park woke, once it has fired `fired` timers (see
+    /// `crate::driver::WakeCause`).
+    pub(crate) fn wake_cause(&self, fired: usize) -> WakeCause {
+        if fired > 0 {
+            WakeCause::Timer
+        } else if self.io_seen {
+            WakeCause::Io
+        } else if self.woken {
+            WakeCause::Task
+        } else {
+            WakeCause::Nothing
+        }
+    }
+
     fn poll(&mut self, timeout: Option<Duration>) {
         self.timer_fired = false;
+        self.io_seen = false;
+        self.woken = false;
         // A poll that does not wait is a busy thread's: its own cap.
         let events = match (&mut self.busy_events, timeout) {
             (Some(busy), Some(wait)) if wait.is_zero() => busy,
@@ -181,7 +203,7 @@ impl Parker {
         let mut panicked = None;
         for event in events.iter() {
             match event.token() {
-                WAKER => {}
+                WAKER => self.woken = true,
                 TIMER => {
                     if let Some(timer) = &mut self.timer {
                         timer.fired();
@@ -189,6 +211,7 @@ impl Parker {
                     self.timer_fired = true;
                 }
                 _ => {
+                    self.io_seen = true;
                     if let Some(io) = &self.io {
                         let dispatched =
                             panic::catch_unwind(AssertUnwindSafe(|| io.dispatch(event)));

@@ -79,6 +79,15 @@ impl Parker {
     /// Nothing to forget: there is no timerfd.
     pub(crate) fn forget_armed(&mut self) {}
 
+    /// Why the last park woke: a timer if one fired, else an unpark (no
+    /// socket can have woken it).
+    pub(crate) fn wake_cause(&self, fired: usize) -> crate::driver::WakeCause {
+        match fired {
+            0 => crate::driver::WakeCause::Task,
+            _ => crate::driver::WakeCause::Timer,
+        }
+    }
+
     /// Consumes a pending unpark, as a poll with no timeout reads the
     /// real parker's waker event.
     pub(crate) fn poll_now(&mut self) {

@@ -59,7 +59,10 @@ mod sleep;
 mod timeout;
 
 #[cfg(not(loom))]
+pub use crate::driver::foreign_timer_metrics;
+#[cfg(not(loom))]
 pub use crate::driver::set_foreign_timer_slack;
+pub use crate::driver::{Lateness, TimerMetrics, WakeUps};
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "hyper")]
 pub use hyper_timer::{HyperSleep, HyperTimer};

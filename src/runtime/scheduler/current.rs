@@ -394,7 +394,12 @@ impl CurrentThread {
                 timers.end_park();
             }
         }
-        self.fire_timers();
+        let fired = self.fire_timers();
+        if parked {
+            if let Some(driver) = &self.time {
+                driver.count_wake_up(core.parker.wake_cause(fired));
+            }
+        }
         let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
         for waker in deferred.into_iter().flatten() {
             survive(|| waker.wake());

@@ -169,6 +169,15 @@ impl Scheduler {
         }
     }
 
+    /// The timer shard of worker `index`: `Some(None)` if the runtime has
+    /// no time driver, `None` if there is no such worker.
+    pub(crate) fn worker_timers(&self, index: usize) -> Option<Option<&crate::driver::Driver>> {
+        match self {
+            Scheduler::Current(inner) => (index == 0).then_some(inner.time.as_ref()),
+            Scheduler::Multi(shared) => shared.worker_timers(index),
+        }
+    }
+
     /// The runtime's name (`Builder::name`).
     pub(crate) fn name(&self) -> Option<&str> {
         match self {

@@ -367,6 +367,11 @@ impl MultiThread {
         self.workers.len()
     }
 
+    /// Worker `index`'s timer shard, if there is such a worker.
+    pub(crate) fn worker_timers(&self, index: usize) -> Option<Option<&Driver>> {
+        self.workers.get(index).map(|worker| worker.time.as_ref())
+    }
+
     /// The timer shard and I/O driver for a thread entering the runtime.
     pub(crate) fn enter_parts(&self) -> (Option<&Driver>, Option<&Arc<io_driver::Driver>>) {
         let index = context::worker_index(self.id())

@@ -69,6 +69,7 @@ impl MultiThread {
         let time = remote.time.as_ref().map(|driver| driver.handle());
         let listed = idle && self.list_parked(core.index);
         let mut began = false;
+        let mut blocked = false;
         if listed {
             let plan = match time {
                 None => Park::Until(None),
@@ -78,6 +79,7 @@ impl MultiThread {
             // I/O readiness wakes tasks from inside the poll.
             match plan {
                 Park::Until(until) => {
+                    blocked = true;
                     let Core {
                         parker, busy_since, ..
                     } = core;
@@ -97,7 +99,12 @@ impl MultiThread {
             }
         }
         if let Some(driver) = &remote.time {
-            survive(|| driver.process());
+            // A waker that panics has fired its timer.
+            let mut fired = 1;
+            survive(|| fired = driver.process());
+            if blocked {
+                driver.count_wake_up(core.parker.wake_cause(fired));
+            }
         }
         let deferred = context::with_local(self.id(), |l| std::mem::take(&mut l.deferred));
         for waker in deferred.into_iter().flatten() {
