@@ -201,7 +201,7 @@ fn run_child(runtime: Runtime, header_timeout_ms: u64) -> ExitCode {
         let _ = stop.await;
     };
     match serve("127.0.0.1:0", options, ready, stop) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("hyper_load: the {} server failed: {err}", runtime.name());
             ExitCode::FAILURE

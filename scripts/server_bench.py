@@ -12,7 +12,9 @@ CPU seconds over all its threads and its voluntary context switches over
 all its threads, both counted over the client's run only; the server's
 peak RSS (VmHWM). Then, for the HTTP server, the RSS each idle keep-alive
 connection holds. Ratios are lawn_rt / tokio: below 1 lawn_rt used less,
-except requests/s, where above 1 lawn_rt served more.
+except requests/s, where above 1 lawn_rt served more. Under each load,
+what the lawn_rt server's timers did in its last round, as it reports it
+on stopping (`RuntimeMetrics::timer_metrics`; hyper_server only).
 """
 
 import argparse
@@ -24,6 +26,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -77,8 +80,10 @@ class Server:
 
     def __init__(self, argv, port):
         self.port = port
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.timers = None
         self.proc = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            argv, stdout=subprocess.DEVNULL, stderr=self.stderr
         )
         wait_for_port(port, self.proc)
         time.sleep(0.2)
@@ -93,8 +98,17 @@ class Server:
         return proc_status_kb(self.proc.pid, "VmRSS")
 
     def stop(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
+        # SIGINT first: hyper_server then reports its timers on stderr.
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+        self.stderr.seek(0)
+        lines = [l for l in self.stderr.read().splitlines() if l.startswith("lawn_rt timers:")]
+        self.timers = lines[-1] if lines else None
+        self.stderr.close()
 
 
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -172,9 +186,10 @@ def measure_load(server_argv, port, client):
         got["cpu_us_per_req"] = got["cpu"] / got["requests"] * 1e6
         got["switches"] = sw1 - sw0
         got["peak_mb"] = server.peak_rss_kb() / 1024
-        return got
     finally:
         server.stop()
+    got["timers"] = server.timers
+    return got
 
 
 def measure_idle(server_argv, port, count):
@@ -224,6 +239,9 @@ def report(title, results):
         tokio = med["tokio"][k]
         ratios.append(f"{med['lawn_rt'][k] / tokio:.2f}x" if tokio else "-")
     print("| ratio | " + " | ".join(ratios) + " |")
+    timers = [r["timers"] for r in results["lawn_rt"] if r.get("timers")]
+    if timers:
+        print(f"\n{timers[-1]}")
     for rt, rounds in results.items():
         for i, r in enumerate(rounds):
             if r.get("note", "").strip():

@@ -61,6 +61,10 @@
 //!   through `/proc/self/clear_refs`, after glibc's `malloc_trim` has given
 //!   back what the previous run freed, so both runs start alike).
 //!
+//! Then what lawn_rt's runtime says of its own timers
+//! (`RuntimeMetrics::timer_metrics`): the cancelled/fired split and the
+//! lateness histogram as the driver hands timers out, drawn as text bars.
+//!
 //! The exit status is non-zero if a check failed. With `--compare tokio`,
 //! the same workload (the same code, with `tokio` in place of `lawn_rt` in
 //! the paths) runs after `lawn_rt`'s, in the same process, on tokio's
@@ -81,7 +85,7 @@ mod workload;
 use std::process::ExitCode;
 
 use args::{parse_args, USAGE};
-use report::{check, duration, print_report};
+use report::{check, duration, print_report, print_timer_metrics};
 use thousands::thousands;
 use workload::{run_lawn_rt, run_tokio};
 
@@ -108,11 +112,14 @@ fn main() -> ExitCode {
         load.seed,
         duration(args.resolution),
     );
-    let mut reports = vec![run_lawn_rt(load, args.resolution)];
+    let (lawn_rt, timers) = run_lawn_rt(load, args.resolution);
+    let mut reports = vec![lawn_rt];
     if args.compare_tokio {
         reports.push(run_tokio(load));
     }
     print_report(&reports);
+    println!();
+    print_timer_metrics(&timers);
     println!();
     let mut ok = true;
     for report in &reports {

@@ -169,3 +169,42 @@ fn bytes(n: usize) -> String {
         n => format!("{n} B"),
     }
 }
+
+/// What lawn_rt's runtime counted of its own timers, as text bars: the
+/// fate of every timer filed, then how late the fired ones were handed out
+/// (the driver's side; the lateness above is the task's, which also waits
+/// for its turn to run).
+pub(crate) fn print_timer_metrics(m: &lawn_rt::time::TimerMetrics) {
+    const WIDTH: u64 = 40;
+    let bar = |n: u64, of: u64| "#".repeat((n * WIDTH).div_ceil(of.max(1)) as usize);
+    println!(
+        "lawn_rt's timer metrics (RuntimeMetrics::timer_metrics): {} filed, {} reset, {} \
+         pending at the end; the park loop woke {} times ({} for a timer, {} with nothing to \
+         do)",
+        short(m.registered),
+        short(m.reset),
+        short(m.pending),
+        short(m.wake_ups.total()),
+        short(m.wake_ups.timer),
+        short(m.wake_ups.nothing),
+    );
+    let ended = m.cancelled + m.fired;
+    println!(
+        "  cancelled {:>7} {}",
+        short(m.cancelled),
+        bar(m.cancelled, ended)
+    );
+    println!("  fired     {:>7} {}", short(m.fired), bar(m.fired, ended));
+    println!("  lateness of the fired timers, as handed out:");
+    let most = m.lateness.buckets().map(|(_, _, n)| n).max().unwrap_or(0);
+    for (from, to, n) in m.lateness.buckets() {
+        if n == 0 {
+            continue;
+        }
+        let range = match to {
+            Some(to) => format!("{} - {}", duration(from), duration(to)),
+            None => format!("{} and more", duration(from)),
+        };
+        println!("  {range:>19} {:>7} {}", short(n), bar(n, most));
+    }
+}

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::measure::{measure, Report};
 use crate::stats::{Fired, Stats};
+use lawn_rt::time::TimerMetrics;
 
 /// Share of tasks that are requests under a timeout, in percent; the rest
 /// are idle connections.
@@ -164,19 +165,24 @@ mod on_tokio {
     workload!(tokio);
 }
 
-pub(crate) fn run_lawn_rt(load: Load, resolution: Duration) -> Report {
-    measure("lawn_rt", load.tasks, |stats| {
+/// The run on lawn_rt, and what its runtime's timer metrics say of it.
+pub(crate) fn run_lawn_rt(load: Load, resolution: Duration) -> (Report, TimerMetrics) {
+    let mut metrics = TimerMetrics::default();
+    let report = measure("lawn_rt", load.tasks, |stats| {
         let rt = lawn_rt::runtime::Builder::new_current_thread()
             .enable_all()
             .timer_resolution(resolution)
             .build()
             .expect("build the lawn_rt runtime");
-        rt.block_on(async {
+        let ran = rt.block_on(async {
             let spawning = on_lawn_rt::run(load, stats).await;
             let pending = lawn_rt::driver::Handle::current().pending_timers();
             (spawning, Some(pending))
-        })
-    })
+        });
+        metrics = rt.metrics().timer_metrics();
+        ran
+    });
+    (report, metrics)
 }
 
 pub(crate) fn run_tokio(load: Load) -> Report {

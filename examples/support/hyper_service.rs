@@ -153,13 +153,14 @@ accept_loop!(
 
 /// Binds `addr`, tells `ready` the address bound, and serves on a fresh
 /// multi-thread runtime until `stop` completes; then drops the runtime
-/// (and with it the connections still open).
+/// (and with it the connections still open). On lawn_rt, returns what its
+/// timers did (`RuntimeMetrics::timer_metrics`).
 pub fn serve(
     addr: &str,
     options: Options,
     ready: impl FnOnce(SocketAddr),
     stop: impl Future<Output = ()>,
-) -> io::Result<()> {
+) -> io::Result<Option<lawn_rt::time::TimerMetrics>> {
     // Bound before any runtime exists, so both sides report errors alike.
     let listener = std::net::TcpListener::bind(addr)?;
     listener.set_nonblocking(true)?;
@@ -177,6 +178,7 @@ pub fn serve(
             let server = rt.spawn(accept_lawn_rt(listener, options));
             rt.block_on(stop);
             server.abort();
+            Ok(Some(rt.metrics().timer_metrics()))
         }
         Runtime::Tokio => {
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -190,7 +192,7 @@ pub fn serve(
             let server = rt.spawn(accept_tokio(listener, options));
             rt.block_on(stop);
             server.abort();
+            Ok(None)
         }
     }
-    Ok(())
 }
