@@ -53,7 +53,7 @@ SKIPPED = {
 # The fixed subset `--ci` runs (.ci/run): every test in them passes or is
 # deliberate, and they build in about a minute.
 CI_FILES = [
-    "io_sink", "io_util_empty", "io_repeat", "io_copy", "io_mem_stream",
+    "io_sink", "io_util_empty", "io_repeat", "io_copy", "io_mem_stream", "io_panic",
     "rt_panic", "uds_socket", "process_change_of_runtime", "fs_file",
 ]
 

@@ -158,3 +158,32 @@ fn a_loop_over_a_sink_lets_yield_now_win() {
         });
     }
 }
+
+/// A zero-sized pipe panics at the caller's line, as tokio's does (the
+/// wrappers pass the caller on).
+#[test]
+fn zero_capacity_pipes_panic_at_the_callers_line() {
+    type Hook = dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync;
+    let earlier: std::sync::Arc<Hook> = std::panic::take_hook().into();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let me = std::thread::current().id();
+    {
+        let (seen, earlier) = (seen.clone(), earlier.clone());
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().id() == me {
+                let file = info.location().map(|l| l.file().to_string());
+                seen.lock().unwrap().push(file.unwrap_or_default());
+            } else {
+                earlier(info);
+            }
+        }));
+    }
+    let results = [
+        std::panic::catch_unwind(|| drop(io::duplex(0))).is_err(),
+        std::panic::catch_unwind(|| drop(io::simplex(0))).is_err(),
+        std::panic::catch_unwind(|| drop(io::SimplexStream::new_unsplit(0))).is_err(),
+    ];
+    std::panic::set_hook(Box::new(move |info| earlier(info)));
+    assert_eq!(results, [true; 3]);
+    assert_eq!(*seen.lock().unwrap(), vec![file!().to_string(); 3]);
+}

@@ -249,6 +249,7 @@ pub struct DuplexStream {
 /// # Examples
 ///
 /// See [`DuplexStream`].
+#[track_caller]
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     let (a, b) = tokio::io::duplex(max_buf_size);
     (DuplexStream { inner: a }, DuplexStream { inner: b })
@@ -285,6 +286,7 @@ impl SimplexStream {
     /// # Examples
     ///
     /// See [`SimplexStream`].
+    #[track_caller]
     pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
         SimplexStream {
             inner: tokio::io::SimplexStream::new_unsplit(max_buf_size),
@@ -307,6 +309,7 @@ impl SimplexStream {
 /// assert_eq!(&buf, b"one way");
 /// # });
 /// ```
+#[track_caller]
 pub fn simplex(max_buf_size: usize) -> (ReadHalf<SimplexStream>, WriteHalf<SimplexStream>) {
     tokio::io::split(SimplexStream::new_unsplit(max_buf_size))
 }
