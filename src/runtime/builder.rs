@@ -954,14 +954,12 @@ impl Builder {
                     .into(),
             );
         }
-        if self.flavor == Flavor::MultiThread {
-            if self.start_paused {
-                return invalid(
-                    "lawn_rt: `start_paused(true)` needs a current_thread runtime: a \
-                     multi_thread runtime's clock cannot be paused"
-                        .into(),
-                );
-            }
+        if self.flavor == Flavor::MultiThread && self.start_paused {
+            return invalid(
+                "lawn_rt: `start_paused(true)` needs a current_thread runtime: a \
+                 multi_thread runtime's clock cannot be paused"
+                    .into(),
+            );
         }
         self.thread_name.as_ref().map_or(Ok(()), ThreadName::check)
     }
