@@ -18,9 +18,9 @@
 //!   plain traits and adapters: none of them needs tokio's runtime, and
 //!   `lawn_rt`'s sockets and files implement the traits.
 //! - **Wrapped, to count `lawn_rt`'s cooperative budget** (feature
-//!   `tokio-io`): [`copy`], [`copy_buf`], the in-memory streams
-//!   [`duplex`]/[`DuplexStream`] and [`simplex`]/[`SimplexStream`],
-//!   [`empty`]/[`Empty`], [`repeat`]/[`Repeat`] and [`sink`]/[`Sink`].
+//!   `tokio-io`): `copy`, `copy_buf`, the in-memory streams
+//!   `duplex`/`DuplexStream` and `simplex`/`SimplexStream`,
+//!   `empty`/`Empty`, `repeat`/`Repeat` and `sink`/`Sink`.
 //!   They behave as tokio's, whose they wrap, and like tokio's each
 //!   completed read or write spends a unit of the task's budget, so a
 //!   loop over one that is always ready yields to the runtime now and
