@@ -726,7 +726,10 @@ fn operations_after_shutdown_do_not_hang() {
         let _entered = handle.enter();
         let result = futures::executor::block_on(fs::read("Cargo.toml"));
         let err = result.unwrap_err();
-        assert!(err.to_string().contains("shut down"), "{err}");
+        // tokio's words (they were lawn_rt's "... shut down first"); the
+        // call is named in the inner error's `Debug`.
+        assert_eq!(err.to_string(), "background task failed", "{err}");
+        assert!(format!("{err:?}").contains("read"), "{err:?}");
     });
 }
 
@@ -809,4 +812,25 @@ fn a_vectored_write_takes_every_slice() {
         assert_eq!(std::fs::read(&path).unwrap(), b"hello worldhello wo");
         assert!(format!("{file:?}").starts_with("lawn_rt::fs::File { std: File { fd:"));
     });
+}
+
+/// A file-system call through the handle of a runtime that has shut down
+/// fails with tokio's error: kind `Other`, an inner error that displays
+/// "background task failed" (ported tests compare it whole); its `Debug`
+/// names the call.
+#[test]
+fn a_call_after_shutdown_fails_with_tokios_error() {
+    let rt = lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    rt.shutdown_timeout(std::time::Duration::from_secs(10));
+    let err = handle
+        .block_on(lawn_rt::fs::read_to_string("Cargo.toml"))
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::Other);
+    let inner = err.get_ref().expect("no inner error");
+    assert_eq!(inner.to_string(), "background task failed");
+    assert!(format!("{inner:?}").contains("read_to_string"), "{inner:?}");
 }

@@ -673,3 +673,29 @@ fn every_task_waiting_for_readable_is_woken() {
         }
     });
 }
+
+/// `UnixSocket` used as the other kind: an error with tokio's very words,
+/// which ported tests compare whole.
+#[test]
+fn unix_socket_misuse_errors_are_tokios_words() {
+    on(Flavor::CurrentThread, "misuse", || async {
+        let dgram = lawn_rt::net::UnixSocket::new_datagram().unwrap();
+        let err = dgram.connect("nowhere.sock").await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "connect cannot be called on a datagram socket"
+        );
+        let dgram = lawn_rt::net::UnixSocket::new_datagram().unwrap();
+        let err = dgram.listen(8).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "listen cannot be called on a datagram socket"
+        );
+        let stream = lawn_rt::net::UnixSocket::new_stream().unwrap();
+        let err = stream.datagram().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "datagram cannot be called on a stream socket"
+        );
+    });
+}

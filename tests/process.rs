@@ -331,6 +331,14 @@ fn spawning_outside_a_runtime_panics_at_the_callers_line() {
         "{:?}",
         site.message
     );
+    // tokio's words first, as a ported `should_panic` test expects them.
+    assert!(
+        site.message.starts_with(
+            "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+        ),
+        "{:?}",
+        site.message
+    );
     // And in a runtime without I/O.
     let rt = Builder::new_current_thread().enable_time().build().unwrap();
     let _entered = rt.enter();

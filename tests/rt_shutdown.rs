@@ -1052,3 +1052,31 @@ fn shutdown_timeout_of_duration_max_waits_for_the_blocking_tasks() {
         assert!(done.load(SeqCst), "returned before the blocking task ended");
     }
 }
+
+/// A sleep polled through the handle of a runtime that has shut down
+/// panics with tokio's words first (a ported `should_panic` test matches
+/// on them), then what lawn_rt adds.
+#[test]
+fn a_sleep_after_shutdown_panics_with_tokios_words() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    let _entered = rt.enter();
+    rt.shutdown_timeout(Duration::from_secs(10));
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handle.block_on(sleep(Duration::from_millis(10)));
+    }))
+    .expect_err("no panic");
+    let message = panicked
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panicked.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("A Tokio 1.x context was found, but it is being shutdown. (lawn_rt: "),
+        "{message:?}"
+    );
+}

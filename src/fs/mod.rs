@@ -113,11 +113,27 @@ fn join<T>(what: &str, joined: Result<io::Result<T>, crate::task::JoinError>) ->
     match joined {
         Ok(result) => result,
         Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
-        Err(_) => Err(io::Error::other(format!(
-            "lawn_rt: `fs::{what}` did not run: the runtime shut down first"
-        ))),
+        Err(_) => Err(io::Error::other(NotRun { what: what.into() })),
     }
 }
+
+/// The error inside the `io::Error` of a file-system call whose runtime
+/// shut down before it ran: it displays tokio's words, which ported tests
+/// compare whole; `Debug` names the call.
+#[derive(Debug)]
+struct NotRun {
+    /// The `fs` function that did not run.
+    #[allow(dead_code)] // read through `Debug`
+    what: String,
+}
+
+impl std::fmt::Display for NotRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("background task failed")
+    }
+}
+
+impl std::error::Error for NotRun {}
 
 /// Reads a whole file into a byte vector; like `tokio::fs::read` and
 /// [`std::fs::read`].

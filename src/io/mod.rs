@@ -13,14 +13,19 @@
 //!   `AsyncSeekExt`; `ReadBuf`; the adapters `BufReader`,
 //!   `BufWriter`, `BufStream`, `Lines`, `Split`, `Take`,
 //!   `Chain`, `Join` and `join`, `ReadHalf`, `WriteHalf` and
-//!   `split`; the functions `copy`, `copy_buf`,
-//!   `copy_bidirectional`, `copy_bidirectional_with_sizes`; the
-//!   in-memory streams `duplex`/`DuplexStream` and
-//!   `simplex`/`SimplexStream`; `empty`/`Empty`,
-//!   `repeat`/`Repeat`, `sink`/`Sink`; and std's `Error`,
-//!   `ErrorKind`, `Result` and `SeekFrom`. These are plain traits and
-//!   adapters: none of them needs tokio's runtime, and `lawn_rt`'s sockets
-//!   and files implement the traits.
+//!   `split`; `copy_bidirectional`, `copy_bidirectional_with_sizes`;
+//!   and std's `Error`, `ErrorKind`, `Result` and `SeekFrom`. These are
+//!   plain traits and adapters: none of them needs tokio's runtime, and
+//!   `lawn_rt`'s sockets and files implement the traits.
+//! - **Wrapped, to count `lawn_rt`'s cooperative budget** (feature
+//!   `tokio-io`): `copy`, `copy_buf`, the in-memory streams
+//!   `duplex`/`DuplexStream` and `simplex`/`SimplexStream`,
+//!   `empty`/`Empty`, `repeat`/`Repeat` and `sink`/`Sink`.
+//!   They behave as tokio's, whose they wrap, and like tokio's each
+//!   completed read or write spends a unit of the task's budget, so a
+//!   loop over one that is always ready yields to the runtime now and
+//!   then (tokio's count only tokio's budget, which a `lawn_rt` runtime
+//!   does not set). They are `lawn_rt`'s types, not tokio's.
 //! - **`lawn_rt`'s own standard streams** (feature `tokio-io`): `stdin`, `stdout`, `stderr` (`Stdin`,
 //!   `Stdout`, `Stderr`), with tokio's behaviour: each blocking
 //!   `std::io` call runs on the blocking pool of the `lawn_rt` runtime that
@@ -89,6 +94,8 @@ mod stdin;
 mod stdout;
 #[cfg(unix)]
 pub mod unix;
+#[cfg(feature = "tokio-io")]
+mod util;
 
 pub use ready::{Interest, Ready};
 #[cfg(feature = "tokio-io")]
@@ -98,10 +105,14 @@ pub use stdout::{stderr, stdout, Stderr, Stdout};
 
 #[cfg(feature = "tokio-io")]
 pub use tokio::io::{
-    copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf, duplex, empty, join, repeat,
-    simplex, sink, split, AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncSeek,
-    AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader, BufStream, BufWriter, Chain, DuplexStream,
-    Empty, Join, Lines, ReadBuf, ReadHalf, Repeat, SimplexStream, Sink, Split, Take, WriteHalf,
+    copy_bidirectional, copy_bidirectional_with_sizes, join, split, AsyncBufRead, AsyncBufReadExt,
+    AsyncRead, AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWrite, AsyncWriteExt, BufReader,
+    BufStream, BufWriter, Chain, Join, Lines, ReadBuf, ReadHalf, Split, Take, WriteHalf,
+};
+#[cfg(feature = "tokio-io")]
+pub use util::{
+    copy, copy_buf, duplex, empty, repeat, simplex, sink, DuplexStream, Empty, Repeat,
+    SimplexStream, Sink,
 };
 
 // As tokio does: so that `use lawn_rt::io::{self, ...}` and `std::io` do

@@ -75,8 +75,9 @@ use crate::runtime::io::{try_current, Driver};
 use exit::Exit;
 
 /// The panic message of a spawn outside a runtime with I/O.
-const OUTSIDE: &str = "lawn_rt: child processes need a lawn_rt runtime with I/O enabled: spawn \
-    them inside `Runtime::block_on`, a spawned task, or after `Runtime::enter`";
+const OUTSIDE: &str = "there is no reactor running, must be called from the context of a Tokio \
+    1.x runtime (lawn_rt: child processes need a lawn_rt runtime with I/O enabled: spawn them \
+    inside `Runtime::block_on`, a spawned task, or after `Runtime::enter`)";
 
 /// A process to spawn, with its arguments, environment and standard
 /// streams; like `tokio::process::Command`, a `std::process::Command`

@@ -25,9 +25,10 @@ const DEFAULT_MAX_IO_EVENTS_PER_TICK: usize = 1024;
 /// Builds a [`Runtime`] with custom settings; like `tokio::runtime::Builder`.
 ///
 /// Impossible settings (a timer resolution of zero or above one second,
-/// `start_paused(true)` without the time driver, no blocking threads, a
-/// thread name with a NUL byte) make [`build`](Builder::build) return an
-/// `InvalidInput` error that names the setting.
+/// `start_paused(true)` without the time driver, a thread name with a NUL
+/// byte) make [`build`](Builder::build) return an `InvalidInput` error
+/// that names the setting; zero worker or blocking threads panic where
+/// they are set, as in tokio.
 ///
 /// # Examples
 ///
@@ -151,8 +152,12 @@ impl Builder {
     }
 
     /// How many worker threads a multi-thread runtime runs (default: the
-    /// machine's available parallelism). Zero makes
-    /// [`build`](Builder::build) fail. Ignored by a current-thread runtime.
+    /// machine's available parallelism). Ignored by a current-thread runtime.
+    ///
+    /// # Panics
+    ///
+    /// If `threads` is 0, at the caller's line, with tokio's words ("Worker
+    /// threads cannot be set to 0"), on either flavor as tokio does.
     ///
     /// # Examples
     ///
@@ -163,7 +168,12 @@ impl Builder {
     ///     .unwrap();
     /// assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
     /// ```
+    #[track_caller]
     pub fn worker_threads(&mut self, threads: usize) -> &mut Builder {
+        assert!(
+            threads > 0,
+            "Worker threads cannot be set to 0 (lawn_rt: a multi-thread runtime needs at least one worker)"
+        );
         self.worker_threads = Some(threads);
         self
     }
@@ -434,8 +444,12 @@ impl Builder {
     }
 
     /// The most threads [`spawn_blocking`](crate::task::spawn_blocking) runs
-    /// at once (default 64); more tasks wait in a queue. Zero makes
-    /// [`build`](Builder::build) fail.
+    /// at once (default 64); more tasks wait in a queue.
+    ///
+    /// # Panics
+    ///
+    /// If `threads` is 0, at the caller's line, with tokio's words ("Max
+    /// blocking threads cannot be set to 0").
     ///
     /// # Examples
     ///
@@ -445,7 +459,12 @@ impl Builder {
     ///     .build();
     /// assert!(rt.is_ok());
     /// ```
+    #[track_caller]
     pub fn max_blocking_threads(&mut self, threads: usize) -> &mut Builder {
+        assert!(
+            threads > 0,
+            "Max blocking threads cannot be set to 0 (lawn_rt: `spawn_blocking` needs at least one thread)"
+        );
         self.max_blocking_threads = threads;
         self
     }
@@ -935,20 +954,12 @@ impl Builder {
                     .into(),
             );
         }
-        if self.flavor == Flavor::MultiThread {
-            if self.worker_threads == Some(0) {
-                return invalid("lawn_rt: `worker_threads` must be at least 1, got 0".into());
-            }
-            if self.start_paused {
-                return invalid(
-                    "lawn_rt: `start_paused(true)` needs a current_thread runtime: a \
-                     multi_thread runtime's clock cannot be paused"
-                        .into(),
-                );
-            }
-        }
-        if self.max_blocking_threads == 0 {
-            return invalid("lawn_rt: `max_blocking_threads` must be at least 1, got 0".into());
+        if self.flavor == Flavor::MultiThread && self.start_paused {
+            return invalid(
+                "lawn_rt: `start_paused(true)` needs a current_thread runtime: a \
+                 multi_thread runtime's clock cannot be paused"
+                    .into(),
+            );
         }
         self.thread_name.as_ref().map_or(Ok(()), ThreadName::check)
     }

@@ -7,7 +7,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use crate::coop;
-use crate::driver::{rebind_target, Error, Handle, Registered, Reset, Role, Tick, FAR_FUTURE};
+use crate::driver::{rebind_target, Handle, Registered, Reset, Role, Tick, FAR_FUTURE};
 use crate::lawn::TimerKey;
 use crate::time::Instant;
 
@@ -459,7 +459,11 @@ impl Sleep {
             }
         }
         if self.handle().is_shutdown() {
-            panic!("{}", Error::shutdown());
+            panic!(
+                "A Tokio 1.x context was found, but it is being shutdown. (lawn_rt: the timer \
+                 driver has shut down, its runtime was dropped; timers bound to it can no longer \
+                 be used)"
+            );
         }
         let (from, handed_out) = match self.state() {
             State::Elapsed(_) => return Poll::Ready(()),

@@ -193,8 +193,9 @@ impl UnixSocket {
         } else {
             "a stream"
         };
+        // tokio's words exactly: ported tests compare the whole message.
         Err(io::Error::other(format!(
-            "lawn_rt: `UnixSocket::{call}` cannot be called on {kind} socket"
+            "{call} cannot be called on {kind} socket"
         )))
     }
 }
