@@ -128,6 +128,8 @@ def run_wrk(port, conns, secs, threads):
         capture_output=True, text=True, check=True,
     ).stdout
     pct = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
+    if "50" not in pct or "99" not in pct:
+        sys.exit(f"server_bench: wrk gave no latency distribution (every request failed?):\n{out}")
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     errors = re.search(r"Socket errors: (.*)", out)
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
