@@ -241,3 +241,29 @@ fn timers_outside_a_runtime_are_counted_process_wide() {
         "{after:?}"
     );
 }
+
+#[test]
+fn each_threads_foreign_shard_reports_its_own_timers() {
+    std::thread::spawn(|| {
+        assert_eq!(time::thread_timer_metrics(), None);
+        futures::executor::block_on(async {
+            sleep(ms(1)).await;
+            sleep(ms(1)).await;
+            timeout(Duration::from_secs(5), yield_now()).await.unwrap();
+        });
+        let mine = time::thread_timer_metrics().unwrap();
+        assert_eq!(
+            (
+                mine.shards,
+                mine.registered,
+                mine.fired,
+                mine.cancelled,
+                mine.pending
+            ),
+            (1, 3, 2, 1, 0)
+        );
+        assert_eq!(mine.lateness.count(), 2);
+    })
+    .join()
+    .unwrap();
+}

@@ -688,6 +688,32 @@ mod global {
         }
     }
 
+    /// What the timers of this thread's own shard have done: the timers
+    /// polled first on this thread outside a lawn_rt runtime (its part of
+    /// [`foreign_timer_metrics`]); `None` if it has used none. `wake_ups`
+    /// are not counted per shard (the timer thread serves them all).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// std::thread::spawn(|| {
+    ///     assert_eq!(lawn_rt::time::thread_timer_metrics(), None);
+    ///     futures::executor::block_on(lawn_rt::time::sleep(Duration::from_millis(1)));
+    ///     let mine = lawn_rt::time::thread_timer_metrics().unwrap();
+    ///     assert_eq!((mine.registered, mine.fired), (1, 1));
+    /// })
+    /// .join()
+    /// .unwrap();
+    /// ```
+    pub fn thread_timer_metrics() -> Option<TimerMetrics> {
+        SHARD
+            .try_with(|shard| shard.handle.get().map(|here| here.shared.metrics()))
+            .ok()
+            .flatten()
+    }
+
     /// This thread's shard, made on first use.
     pub(crate) fn handle() -> Handle {
         this_thread().unwrap_or_else(|| COMMON.get_or_init(|| foreign().new_shard()).clone())
@@ -863,7 +889,7 @@ mod global {
 
 pub(crate) use global::{ensure_started, give_back, handle, this_thread_unless};
 #[cfg(not(loom))]
-pub use global::{foreign_timer_metrics, set_foreign_timer_slack};
+pub use global::{foreign_timer_metrics, set_foreign_timer_slack, thread_timer_metrics};
 
 #[cfg(all(test, not(loom)))]
 mod tests {

@@ -64,7 +64,7 @@ pub use context::EnterGuard;
 pub(crate) use context::{enter_time_disabled, entered_now, rebind_target, Restore};
 pub use error::Error;
 #[cfg(not(loom))]
-pub use foreign::{foreign_timer_metrics, set_foreign_timer_slack};
+pub use foreign::{foreign_timer_metrics, set_foreign_timer_slack, thread_timer_metrics};
 pub use handle::Handle;
 pub(crate) use metrics::WakeCause;
 pub use metrics::{Lateness, TimerMetrics, WakeUps};

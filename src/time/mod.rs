@@ -59,9 +59,9 @@ mod sleep;
 mod timeout;
 
 #[cfg(not(loom))]
-pub use crate::driver::foreign_timer_metrics;
-#[cfg(not(loom))]
 pub use crate::driver::set_foreign_timer_slack;
+#[cfg(not(loom))]
+pub use crate::driver::{foreign_timer_metrics, thread_timer_metrics};
 pub use crate::driver::{Lateness, TimerMetrics, WakeUps};
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "hyper")]
