@@ -267,3 +267,29 @@ fn each_threads_foreign_shard_reports_its_own_timers() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn a_wake_up_planned_for_a_cancelled_timer_counts_as_nothing() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let (tx, rx) = futures::channel::oneshot::channel::<()>();
+        let waker = std::thread::spawn(move || {
+            std::thread::sleep(ms(2));
+            tx.send(()).unwrap();
+        });
+        // Filed; the park loop plans its wake-up for it, then is woken
+        // sooner by the other thread, and the timer is cancelled.
+        let mut early = Box::pin(sleep(ms(100)));
+        assert!(!poll_once(&mut early).await);
+        rx.await.unwrap();
+        waker.join().unwrap();
+        drop(early);
+        let before = timers().wake_ups;
+        // The wake-up planned for 100 ms is kept rather than re-armed: it
+        // comes and finds nothing; the one for 150 ms fires this sleep.
+        sleep(ms(150)).await;
+        let after = timers().wake_ups;
+        assert!(after.nothing > before.nothing, "{before:?} -> {after:?}");
+        assert!(after.timer > before.timer, "{before:?} -> {after:?}");
+    });
+}
