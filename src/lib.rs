@@ -98,7 +98,7 @@
 // benchmark that justified it, or the call no safe API makes. Two modules
 // do, and one trait impl: `runtime/io/uninit.rs`, reads into a tokio `ReadBuf`'s uninitialized
 // part (see docs/decisions/io-path-under-real-clients.md), and
-// `sys/fork.rs`, one `pthread_atfork` call (for `driver/foreign.rs`), so
+// `sys/fork.rs`, one `pthread_atfork` call (for `driver/foreign/mod.rs`), so
 // that a fork's child starts its own timer thread (see
 // docs/reliability.md). `fs::File`'s `FromRawFd` passes its caller's
 // contract on to std's, as tokio's does.

@@ -11,7 +11,7 @@
 //!   (`lower_parked_until`, `driver/shared.rs`): model 9 sees the worker
 //!   asleep forever;
 //! - `unpark`: the foreign shards' timer thread is signalled but not told
-//!   (`Parking::unpark`, `driver/foreign.rs`): model 6 sees it asleep
+//!   (`Parking::unpark`, `driver/foreign/mod.rs`): model 6 sees it asleep
 //!   forever after a registration;
 //! - `join`: a shard that joins the set does not wake the timer thread
 //!   (`Foreign::new_shard`): model 10 sees it asleep forever;
@@ -29,7 +29,7 @@
 //!   dropped timer's waker called after its drop returned;
 //! - `fork_hold`: a `fork`'s prepare handler takes the set's locks
 //!   without waiting for the timer thread's turn to end
-//!   (`Foreign::hold_for_fork`, `driver/foreign.rs`): model 24's fork
+//!   (`Foreign::hold_for_fork`, `driver/foreign/mod.rs`): model 24's fork
 //!   finds a batch in flight that its child would inherit;
 //! - `notify`: a multi-thread runtime's spawner looks for a parked worker
 //!   before it publishes the task (`push_inject`, `scheduler/multi/queues.rs`):

@@ -27,7 +27,7 @@
 //! `calling` store and, if anyone waits, signals `done` under the lock. The
 //! same store-then-load pairing makes that wake-up impossible to miss.
 //!
-//! Firing on the shard's own thread: a foreign shard (see `foreign.rs`)
+//! Firing on the shard's own thread: a foreign shard (see `foreign/mod.rs`)
 //! is fired by the `lawn-rt-timer` thread, whose wakers reach a task's
 //! executor from outside (in tokio, its shared injection queue, behind
 //! every task spawned before). So a registration on a foreign shard

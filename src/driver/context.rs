@@ -1,7 +1,7 @@
 //! The thread-local timer context: which driver is entered on a thread
 //! (or "time disabled"), the spare handles kept for it, and so where a
 //! timer made on a thread binds: the entered driver, or else the thread's
-//! foreign shard (`foreign.rs`). It sits above both [`Handle`] (the façade
+//! foreign shard (`foreign/mod.rs`). It sits above both [`Handle`] (the façade
 //! every timer talks to) and the foreign shards, so neither names the
 //! other's thread-locals.
 //!

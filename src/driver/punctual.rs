@@ -9,7 +9,7 @@
 //! the latency (it falls fast and rises slowly), so most wake-ups come a
 //! little late and spin not at all. Used by the runtime's park loop
 //! (`runtime/park.rs`, a timerfd) and by the foreign-executor driver thread
-//! (`foreign.rs`, a condition variable).
+//! (`foreign/mod.rs`, a condition variable).
 //!
 //! Ground rules: plain data, owned by the one thread that sleeps.
 

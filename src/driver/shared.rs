@@ -99,7 +99,7 @@ pub(crate) enum Role {
     /// pauses it through its own methods. It takes over no timers.
     Bare,
     /// A thread's foreign shard (where no runtime is entered; see
-    /// `foreign.rs`): fired by the `lawn-rt-timer` thread, started on its
+    /// `foreign/mod.rs`): fired by the `lawn-rt-timer` thread, started on its
     /// first registration. A timer of another thread's shard first polled
     /// here moves here, and one first polled in a runtime moves there.
     Foreign,
