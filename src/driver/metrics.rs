@@ -139,7 +139,9 @@ pub struct TimerMetrics {
     /// was first polled completes at once and is not filed.
     pub registered: u64,
     /// Timers taken out before they fired (a timeout whose future finished
-    /// first, a sleep dropped), in total. Most timeouts should end here.
+    /// first, a sleep dropped), in total. Most timeouts should end here. A
+    /// timer whose task moved to another worker counts as cancelled on its
+    /// old shard and registered on the new one.
     pub cancelled: u64,
     /// Timers handed out for waking at their deadline, in total.
     pub fired: u64,
