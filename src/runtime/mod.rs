@@ -820,11 +820,7 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let schedule = self.inner.blocking_schedule();
-        let future = blocking::BlockingTask::new(func);
-        let (task, handle) = task::new_task(future, schedule);
-        self.inner.blocking().spawn(task, self);
-        handle
+        self.spawn_blocking_unless_shut_down(func).1
     }
 
     /// Runs `future` to completion on this thread, with the runtime
