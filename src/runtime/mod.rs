@@ -334,7 +334,8 @@ impl RuntimeMetrics {
     }
 
     /// How long worker `worker` has been busy (awake, running tasks and
-    /// looking for work) up to its latest park; like tokio's.
+    /// looking for work) up to its latest park, or on a current-thread
+    /// runtime up to the latest `block_on`'s end; like tokio's.
     ///
     /// # Panics
     ///

@@ -584,6 +584,7 @@ impl Drop for Driving<'_> {
         let Some(mut core) = self.core.take() else {
             return;
         };
+        self.inner.stats.end_busy(core.busy_since);
         let local = context::stop_driving();
         let mut deferred = Vec::new();
         if let Some(local) = local {
