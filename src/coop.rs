@@ -146,15 +146,20 @@ pub(crate) fn keep_waker(waker: Waker) {
     drop(dropped);
 }
 
-/// Whether a leaf future may complete now. If the budget is spent, wakes
-/// the task (so it is polled again after the others) and says `Pending`.
+/// Whether a leaf future may complete now. If the budget is spent, says
+/// `Pending` and has the task woken after the runtime's next park (its
+/// I/O and timer poll), as tokio defers it: a task that spends its budget
+/// again and again still lets the I/O events in between. Woken at once
+/// where no runtime drives this thread.
 #[inline]
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
     let spent = TASK_POLL
         .try_with(|poll| poll.left.get() == Some(0))
         .unwrap_or(false);
     if spent {
-        cx.waker().wake_by_ref();
+        if !crate::runtime::context::defer(cx.waker()) {
+            cx.waker().wake_by_ref();
+        }
         Poll::Pending
     } else {
         Poll::Ready(())

@@ -467,6 +467,38 @@ fn outside_a_runtime_the_first_operation_panics_naming_where_the_handle_was_made
     assert_panics_naming("`io::stdin()`", file, in_line, in_op);
 }
 
+/// After the runtime has shut down, a write to stdout or stderr (and a
+/// read of stdin) fails at once with an error `is_rt_shutdown_err` knows,
+/// as tokio's does (tokio's `rt_handle_block_on::*::
+/// stdout_shutdown_before_started`), instead of being accepted and lost.
+#[test]
+fn after_the_runtime_shuts_down_the_streams_fail_with_its_error() {
+    for flavor in [Flavor::CurrentThread, Flavor::MultiThread] {
+        let rt = flavor.rt();
+        let _entered = rt.enter();
+        rt.shutdown_timeout(Duration::from_secs(1000));
+        let handle = lawn_rt::runtime::Handle::current();
+        let errors = [
+            handle
+                .block_on(async { lawn_rt::io::stdout().write_all(b"x").await })
+                .unwrap_err(),
+            handle
+                .block_on(async { lawn_rt::io::stderr().write_all(b"x").await })
+                .unwrap_err(),
+            handle
+                .block_on(async { lawn_rt::io::stdin().read(&mut [0; 8]).await })
+                .unwrap_err(),
+        ];
+        for err in errors {
+            assert!(
+                lawn_rt::runtime::is_rt_shutdown_err(&err),
+                "{flavor:?}: {err}"
+            );
+            assert!(err.to_string().starts_with("lawn_rt: "), "{err}");
+        }
+    }
+}
+
 /// Checks that `operation` panics with the message of a handle (`what`)
 /// used outside a runtime, made at `file:line`.
 fn assert_panics_naming<R>(what: &str, file: &str, line: u32, operation: impl FnOnce() -> R) {

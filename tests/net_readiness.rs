@@ -43,6 +43,9 @@ fn ready_reports_any_mix_of_interests(flavor: Flavor) {
                 }
                 let mut buf = [0; 8];
                 let _ = a.try_read(&mut buf);
+                // `ready()` spends no budget (as tokio's): give the driver
+                // its turn to report the close.
+                lawn_rt::task::yield_now().await;
             }
         })
         .await;
@@ -382,8 +385,70 @@ fn sockets_whose_state_is_known_start_ready(flavor: Flavor) {
     });
 }
 
+/// `readable()` and `writable()` spend no cooperative budget, as tokio's
+/// do not: a loop of waits that are ready at once (with `try_*` calls, also
+/// outside the budget) never goes `Pending` (tokio's
+/// `tcp_stream::try_read_write`, which fills a send buffer that way).
+fn readiness_waits_spend_no_budget(flavor: Flavor) {
+    on(flavor, "waits_outside_budget", move || async move {
+        use futures::FutureExt;
+        let (client, server) = UnixStream::pair().unwrap();
+        client.try_write(b"x").unwrap();
+        within("readable", server.readable()).await.unwrap();
+        for turn in 0..1000 {
+            assert!(
+                client.writable().now_or_never().is_some(),
+                "writable() went Pending at turn {turn}"
+            );
+            assert!(
+                server.readable().now_or_never().is_some(),
+                "readable() went Pending at turn {turn}"
+            );
+            let ready = server.ready(Interest::READABLE).now_or_never();
+            assert!(ready.is_some(), "ready() went Pending at turn {turn}");
+        }
+    });
+}
+
+/// After its runtime is dropped, a socket with readiness left still gives
+/// its queued bytes to `try_read` (tokio's `try_io` looks at readiness
+/// only); a read that finds nothing says `WouldBlock`; an awaited read then
+/// reports the shutdown, also in another runtime (tokio's
+/// `tcp_accept_ready::later_reads_after_runtime_drop_report_shutdown`).
+#[test]
+fn try_read_after_the_runtime_is_dropped_reads_what_is_queued() {
+    let rt = lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, _client) = rt.block_on(async {
+        let (a, b) = UnixStream::pair().unwrap();
+        b.try_write(b"hello").unwrap();
+        within("readable", a.readable()).await.unwrap();
+        (a, b)
+    });
+    drop(rt);
+    let mut buf = [0; 5];
+    assert_eq!(server.try_read(&mut buf).unwrap(), 5);
+    assert_eq!(&buf, b"hello");
+    assert_eq!(
+        server.try_read(&mut buf).unwrap_err().kind(),
+        ErrorKind::WouldBlock
+    );
+    let rt2 = lawn_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut server = server;
+    let err = rt2
+        .block_on(within("read", server.read(&mut buf)))
+        .unwrap_err();
+    assert!(lawn_rt::runtime::is_rt_shutdown_err(&err), "{err}");
+}
+
 both_flavors!(
     sockets_whose_state_is_known_start_ready,
+    readiness_waits_spend_no_budget,
     polled_unix_datagrams_wait_and_wake,
     polled_udp_and_tcp_peek_wait_and_wake,
     tcp_ttl_and_linger,

@@ -526,3 +526,65 @@ fn a_panicking_waker_deferred_by_yield_now_does_not_take_its_worker_down() {
         }
     });
 }
+
+// ------------------------------------------------- a spent budget's yield
+
+/// How many times a task that spends its whole budget (128
+/// `consume_budget`s a turn) yields before a connection to its listener,
+/// made on another thread as the task starts, is accepted in the same
+/// task (tokio's `rt_common::*::coop_yield_defers_until_park`).
+fn turns_until_accepted(rt: &lawn_rt::runtime::Runtime) -> usize {
+    rt.block_on(async {
+        lawn_rt::spawn(async {
+            let listener = lawn_rt::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .unwrap();
+            let addr = listener.local_addr().unwrap();
+            let accepted = AtomicBool::new(false);
+            let turns = AtomicUsize::new(0);
+            lawn_rt::join!(
+                async {
+                    let _client = std::net::TcpStream::connect(addr).unwrap();
+                    while !accepted.load(SeqCst) && turns.load(SeqCst) < 1000 {
+                        for _ in 0..128 {
+                            task::consume_budget().await;
+                        }
+                        turns.fetch_add(1, SeqCst);
+                    }
+                },
+                async {
+                    listener.accept().await.unwrap();
+                    accepted.store(true, SeqCst);
+                }
+            );
+            turns.load(SeqCst)
+        })
+        .await
+        .unwrap()
+    })
+}
+
+/// A task whose budget runs out is woken only after the runtime's next
+/// I/O poll, as tokio defers it: the connection's event gets in after a
+/// turn or two, not after the scheduler's event interval of turns.
+#[test]
+fn a_spent_budget_yields_until_the_io_poll_has_run() {
+    watchdog("budget yield defers until park", MULTI_HANG, || {
+        for (name, rt) in [
+            (
+                "current thread",
+                Builder::new_current_thread().enable_all().build(),
+            ),
+            (
+                "one worker",
+                Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .enable_all()
+                    .build(),
+            ),
+        ] {
+            let turns = turns_until_accepted(&rt.unwrap());
+            assert!(turns < 10, "{name}: {turns} turns before the accept");
+        }
+    });
+}

@@ -35,6 +35,7 @@ both_flavors!(
     remote_aborts_racing_with_polls,
     abort_after_completion_keeps_the_output,
     a_panicking_task_gives_a_join_error_and_the_runtime_goes_on,
+    a_future_that_panics_in_poll_is_dropped_during_the_unwind,
 );
 
 // ------------------------------------------------------------ spawn / join
@@ -502,6 +503,40 @@ fn a_panicking_task_gives_a_join_error_and_the_runtime_goes_on(flavor: Flavor) {
                 assert!(rt.block_on(join).unwrap(), "a worker is gone");
             }
         }
+    });
+}
+
+/// A future that panics in `poll` is dropped during the unwind, as tokio
+/// drops it (tokio's `rt_common::panic_in_task`): `thread::panicking()`
+/// is true in its `Drop`, which still sees the task's id, and the handle
+/// gets the panic.
+fn a_future_that_panics_in_poll_is_dropped_during_the_unwind(flavor: Flavor) {
+    struct Boom(Option<std::sync::mpsc::Sender<(bool, Option<task::Id>)>>);
+    impl std::future::Future for Boom {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+            panic!("boom in poll");
+        }
+    }
+    impl Drop for Boom {
+        fn drop(&mut self) {
+            let seen = (thread::panicking(), task::try_id());
+            self.0.take().unwrap().send(seen).unwrap();
+        }
+    }
+    watchdog("a panic in poll", flavor.hang(), move || {
+        let rt = flavor.rt();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let join = rt.spawn(Boom(Some(tx)));
+        let id = join.id();
+        let err = rt.block_on(join).unwrap_err();
+        assert!(err.is_panic(), "{err:?}");
+        assert_eq!(common::panic_message(&*err.into_panic()), "boom in poll");
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            (true, Some(id)),
+            "(panicking, task id) in the future's Drop"
+        );
     });
 }
 

@@ -24,6 +24,54 @@ fn a_multi_thread_builder_panics_at_the_callers_line() {
     assert_eq!(site.file, file!(), "{site:?}");
 }
 
+/// `spawn_local` under a `LocalRuntime`'s handle entered on another
+/// thread panics with tokio's message for it, at the caller's line
+/// (tokio's `rt_local::test_spawn_local_from_guard_other_thread`); with
+/// no `LocalRuntime` entered, tokio's "outside of a `task::LocalSet`" one.
+#[test]
+fn spawn_local_under_a_local_runtimes_handle_from_another_thread_panics_as_tokio() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let owner = std::thread::spawn(move || {
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .build_local(LocalOptions::default())
+            .unwrap();
+        tx.send(rt.handle().clone()).unwrap();
+        // The runtime lives until the other thread has tried.
+        done_rx.recv().unwrap();
+    });
+    let handle = rx.recv().unwrap();
+    let site = common::catch_panic_site("spawn_local from another thread", || {
+        let _entered = handle.enter();
+        drop(lawn_rt::task::spawn_local(async {}));
+    });
+    done_tx.send(()).unwrap();
+    owner.join().unwrap();
+    assert!(
+        site.message.starts_with(
+            "Local tasks can only be spawned on a LocalRuntime from the thread the runtime \
+             was created on"
+        ),
+        "{}",
+        site.message
+    );
+    assert_eq!(site.file, file!(), "{site:?}");
+
+    // A plain runtime's handle: the message for no LocalSet at all.
+    let rt = Builder::new_current_thread().build().unwrap();
+    let site = common::catch_panic_site("spawn_local under a plain runtime", || {
+        let _entered = rt.enter();
+        drop(lawn_rt::task::spawn_local(async {}));
+    });
+    assert!(
+        site.message
+            .starts_with("`spawn_local` called from outside of a `task::LocalSet`"),
+        "{}",
+        site.message
+    );
+}
+
 #[test]
 fn pending_local_tasks_are_dropped_with_it() {
     struct Dropped(Rc<Cell<u32>>);

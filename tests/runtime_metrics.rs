@@ -107,6 +107,27 @@ fn a_current_thread_runtime_counts_its_parks_and_busy_time() {
     );
 }
 
+/// A `block_on` whose tasks never let it park (each yields and is joined
+/// at once) still counts its busy time when it returns, as tokio's does
+/// (tokio's `rt_metrics::worker_total_busy_duration`).
+#[test]
+fn a_current_thread_block_on_that_never_parks_counts_its_busy_time() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        for _ in 0..5 {
+            lawn_rt::spawn(lawn_rt::task::yield_now()).await.unwrap();
+        }
+        // Busy, not parked: a spin the busy time must cover.
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < Duration::from_millis(10) {}
+    });
+    let busy = metrics.worker_total_busy_duration(0);
+    assert!(busy >= Duration::from_millis(10), "{busy:?}");
+    drop(rt);
+    assert!(metrics.worker_total_busy_duration(0) >= busy);
+}
+
 #[test]
 fn idle_workers_show_as_parked_and_busy_ones_count_busy_time() {
     let rt = Builder::new_multi_thread()

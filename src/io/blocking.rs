@@ -28,8 +28,13 @@ use std::panic::{AssertUnwindSafe, Location};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
+use crate::runtime::io::shut_down_error_saying;
 use crate::runtime::Handle;
 use crate::task::JoinHandle;
+
+/// The error of an operation started after the runtime's shutdown.
+const REFUSED: &str = "lawn_rt: the runtime has shut down: a standard stream's blocking read, \
+    write or flush cannot start on its pool";
 
 /// The most one blocking read or write moves (tokio's figure).
 pub(super) const MAX_BUF: usize = 2 * 1024 * 1024;
@@ -108,17 +113,26 @@ impl Slot {
     }
 
     /// Starts `op` with the buffer on `runtime`'s pool (when idle).
+    ///
+    /// # Errors
+    ///
+    /// At once if the runtime has shut down, as tokio's stdio handles
+    /// fail (`runtime::is_rt_shutdown_err` says yes); the buffer is gone.
     fn start(
         &mut self,
         runtime: &Handle,
         op: impl FnOnce(&mut Vec<u8>) -> io::Result<()> + Send + 'static,
-    ) {
+    ) -> io::Result<()> {
         let mut buf = std::mem::take(self.buf());
-        let handle = runtime.spawn_blocking(move || {
+        let (taken, handle) = runtime.spawn_blocking_unless_shut_down(move || {
             let result = op(&mut buf);
             (buf, result)
         });
+        if !taken {
+            return Err(shut_down_error_saying(REFUSED));
+        }
         self.state = State::Busy(AssertUnwindSafe(handle));
+        Ok(())
     }
 
     /// Waits for the operation in flight, if any, and gives its result
@@ -228,7 +242,7 @@ impl Writer {
             let written = output.write_all(buf);
             buf.clear();
             written
-        });
+        })?;
         self.unflushed |= output.buffered();
         Poll::Ready(Ok(taken))
     }
@@ -244,7 +258,7 @@ impl Writer {
             let runtime = self.slot.runtime("flushed");
             self.unflushed = false;
             let output = self.output;
-            self.slot.start(&runtime, move |_| output.flush());
+            self.slot.start(&runtime, move |_| output.flush())?;
         }
     }
 
@@ -288,7 +302,7 @@ impl Reader {
         let runtime = self.slot.runtime("read");
         let len = dst.len().min(MAX_BUF);
         self.pos = 0;
-        self.slot.start(&runtime, move |buf| fill(buf, len));
+        self.slot.start(&runtime, move |buf| fill(buf, len))?;
         // Polls the read at once, so that it wakes this task when done.
         self.poll_read(cx, dst)
     }

@@ -21,9 +21,9 @@ use crate::runtime::io::{self as driver, Direction, Driver, Ready, Registration}
 /// Waits until `io` is ready in `direction` (tokio's `readable` and
 /// `writable`): any number of tasks may wait at once, each is woken.
 /// Readiness may be stale; the `try_*` operation that then gets
-/// `WouldBlock` clears it.
+/// `WouldBlock` clears it. Outside the cooperative budget, as tokio's.
 pub(crate) async fn ready<S: Source>(io: &Registration<S>, direction: Direction) -> io::Result<()> {
-    io.async_io(direction, |_| Ok(())).await
+    io.ready(direction).await.map(drop)
 }
 
 /// [`ready`] as a poll (tokio's `poll_read_ready` and friends): only the

@@ -85,24 +85,25 @@ impl Pool {
     }
 
     /// Queues `task` (already marked scheduled) to run on a pool thread
-    /// with `runtime` entered there.
+    /// with `runtime` entered there; `false` if the pool has shut down (the
+    /// task is cancelled then).
     #[track_caller]
-    pub(crate) fn spawn(&self, task: TaskRef, runtime: &Handle) {
+    pub(crate) fn spawn(&self, task: TaskRef, runtime: &Handle) -> bool {
         let mut state = lock(&self.shared.state);
         if state.shutdown {
             drop(state);
             task.shutdown();
-            return;
+            return false;
         }
         state.queue.push_back(task);
         if state.idle > state.notified {
             state.notified += 1;
             drop(state);
             self.shared.work.notify_one();
-            return;
+            return true;
         }
         if state.threads >= self.shared.max_threads {
-            return; // the next thread to finish takes it
+            return true; // the next thread to finish takes it
         }
         state
             .handles
@@ -124,6 +125,7 @@ impl Pool {
             }
             Err(_) => {} // a running thread will take it
         }
+        true
     }
 
     fn start_thread(&self, runtime: Handle) -> io::Result<thread::JoinHandle<()>> {
@@ -188,6 +190,26 @@ impl Pool {
                 }
             }
         }
+    }
+}
+
+impl Handle {
+    /// [`spawn_blocking`](Handle::spawn_blocking), and whether the pool
+    /// took `func` (`false`: the runtime has shut down and the handle gives
+    /// a cancelled error); for tokio's `spawn_mandatory_blocking` callers,
+    /// which fail at once then.
+    pub(crate) fn spawn_blocking_unless_shut_down<F, R>(
+        &self,
+        func: F,
+    ) -> (bool, super::task::JoinHandle<R>)
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let schedule = self.inner.blocking_schedule();
+        let (task, handle) = super::task::new_task(BlockingTask::new(func), schedule);
+        let taken = self.inner.blocking().spawn(task, self);
+        (taken, handle)
     }
 }
 

@@ -101,6 +101,10 @@ impl LocalRuntime {
     }
 
     pub(crate) fn from_runtime(runtime: Runtime) -> LocalRuntime {
+        // Its handle tells `spawn_local` on another thread what it is.
+        if let super::scheduler::Scheduler::Current(inner) = &runtime.handle().inner {
+            inner.make_local();
+        }
         LocalRuntime {
             parts: Some(Parts {
                 local: LocalSet::new(),

@@ -715,7 +715,10 @@ impl fmt::Debug for LocalEnterGuard {
 /// Outside a [`LocalSet`]'s context (not inside its
 /// [`run_until`](LocalSet::run_until), [`block_on`](LocalSet::block_on),
 /// one of its tasks, or after [`LocalSet::enter`]), with a message saying
-/// so, at the caller's line.
+/// so, at the caller's line; with tokio's "Local tasks can only be spawned
+/// on a LocalRuntime from the thread the runtime was created on" where the
+/// runtime entered is a [`LocalRuntime`](crate::runtime::LocalRuntime)'s
+/// from another thread.
 ///
 /// # Examples
 ///
@@ -743,10 +746,27 @@ where
         .flatten();
     match current {
         Some(shell) => shell.spawn(future),
+        // A `LocalRuntime`'s handle entered on another thread: tokio's
+        // message for it, word for word, then ours.
+        None if entered_local_runtime_elsewhere() => panic!(
+            "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was \
+             created on (lawn_rt: the entered handle is a `LocalRuntime`'s, built on another \
+             thread; spawn there, or `spawn` a `Send` task)"
+        ),
         None => panic!(
             "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime` \
              (lawn_rt: call it from a task or future the set runs: `LocalSet::run_until`, \
              `LocalSet::block_on`, an awaited `LocalSet`, or after `LocalSet::enter`)"
         ),
     }
+}
+
+/// Whether the runtime entered on this thread is a `LocalRuntime` built
+/// on another thread (only on `spawn_local`'s way to a panic).
+fn entered_local_runtime_elsewhere() -> bool {
+    let local = match super::context::current().map(|handle| handle.inner) {
+        Some(super::scheduler::Scheduler::Current(inner)) => inner.local_thread(),
+        _ => None,
+    };
+    local.is_some_and(|thread| thread != std::thread::current().id())
 }

@@ -334,7 +334,8 @@ impl RuntimeMetrics {
     }
 
     /// How long worker `worker` has been busy (awake, running tasks and
-    /// looking for work) up to its latest park; like tokio's.
+    /// looking for work) up to its latest park, or on a current-thread
+    /// runtime up to the latest `block_on`'s end; like tokio's.
     ///
     /// # Panics
     ///
@@ -820,11 +821,7 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let schedule = self.inner.blocking_schedule();
-        let future = blocking::BlockingTask::new(func);
-        let (task, handle) = task::new_task(future, schedule);
-        self.inner.blocking().spawn(task, self);
-        handle
+        self.spawn_blocking_unless_shut_down(func).1
     }
 
     /// Runs `future` to completion on this thread, with the runtime

@@ -59,7 +59,15 @@ const SHUT_DOWN: &str = "lawn_rt: the runtime this socket was registered with ha
 /// The error of every socket operation after its runtime shut down (kind
 /// `Other`, as tokio's), recognised by [`is_shut_down_error`].
 pub(crate) fn shut_down_error() -> io::Error {
-    io::Error::other(ShutDown)
+    io::Error::other(ShutDown(SHUT_DOWN))
+}
+
+/// An error saying `message` that [`is_shut_down_error`] (and so
+/// `runtime::is_rt_shutdown_err`) recognises: for operations other than a
+/// socket's refused by a runtime that has shut down (`io::stdout()`'s).
+#[cfg_attr(not(feature = "tokio-io"), allow(dead_code))]
+pub(crate) fn shut_down_error_saying(message: &'static str) -> io::Error {
+    io::Error::other(ShutDown(message))
 }
 
 /// The most one `BufMut` read moves ([`read_into_buf_mut`]).
@@ -101,14 +109,15 @@ pub(crate) fn is_shut_down_error(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::Other && err.get_ref().is_some_and(|inner| inner.is::<ShutDown>())
 }
 
-/// The inner error of [`shut_down_error`]: [`SHUT_DOWN`], as a type of
-/// its own so that it can be told from other errors.
+/// The inner error of [`shut_down_error`]: [`SHUT_DOWN`] (or another
+/// message), as a type of its own so that it can be told from other
+/// errors.
 #[derive(Debug)]
-struct ShutDown;
+struct ShutDown(&'static str);
 
 impl std::fmt::Display for ShutDown {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(SHUT_DOWN)
+        f.write_str(self.0)
     }
 }
 

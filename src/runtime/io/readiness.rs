@@ -239,13 +239,15 @@ impl ScheduledIo {
     }
 
     /// Readiness in `direction` now, without waiting or storing a waker
-    /// (`None`: not ready), for the `try_*` operations.
-    pub(crate) fn ready_now(&self, direction: Direction) -> Result<Option<ReadyEvent>, ShutDown> {
-        match self.check(direction) {
-            Check::Ready(event) => Ok(Some(event)),
-            Check::NotReady => Ok(None),
-            Check::ShutDown => Err(ShutDown),
-        }
+    /// (`None`: not ready), for the `try_*` operations: the bits alone,
+    /// also after the driver's shutdown (tokio's `try_io` reads them so).
+    pub(crate) fn ready_now(&self, direction: Direction) -> Option<ReadyEvent> {
+        let word = self.readiness.load(Acquire);
+        let ready = bits(word) & direction.mask();
+        (!ready.is_empty()).then_some(ReadyEvent {
+            ready,
+            tick: tick(word),
+        })
     }
 
     /// Forgets the waker stored under `key` if it is an `async fn`

@@ -8,8 +8,10 @@
 //! - Every operation runs as [`Registration::poll_io`] does: wait for
 //!   readiness, try the non-blocking call, and on `WouldBlock` clear the
 //!   readiness it saw (only if no event arrived meanwhile) and wait again.
-//! - Readiness polls take part in the cooperative budget (`crate::coop`):
-//!   checked before each poll, spent when an operation completes.
+//! - Readiness polls of operations take part in the cooperative budget
+//!   (`crate::coop`): checked before each poll, spent when an operation
+//!   completes. The bare readiness waits (`ready`) and `try_io` do not,
+//!   as tokio's do not.
 //! - Dropping a registration deregisters the source (an error is ignored:
 //!   the descriptor is being closed anyway) and frees its record;
 //!   [`Registration::into_inner`] does the same but hands the source back.
@@ -260,16 +262,19 @@ impl<S: Source> Registration<S> {
     /// Runs the non-blocking `op` once if the source is ready in
     /// `direction` now, without waiting (a `WouldBlock` error if it is
     /// not); on `WouldBlock` from `op`, clears the readiness it saw, as
-    /// [`poll_io`](Self::poll_io) does. For the `try_*` operations.
+    /// [`poll_io`](Self::poll_io) does. For the `try_*` operations; never
+    /// a shutdown error, and outside the budget, as tokio's `try_io`.
     pub(crate) fn try_io<R>(
         &self,
         direction: Direction,
         op: impl FnOnce(&S) -> io::Result<R>,
     ) -> io::Result<R> {
-        let event = match self.io.ready_now(direction) {
-            Ok(Some(event)) => event,
-            Ok(None) => return Err(io::ErrorKind::WouldBlock.into()),
-            Err(_) => return Err(shut_down_error()),
+        // As tokio's: the readiness bits decide, also once the driver has
+        // shut down (a socket with readiness left still gives its queued
+        // bytes; one without says `WouldBlock`, while `poll_*` and `async
+        // fn` operations report the shutdown).
+        let Some(event) = self.io.ready_now(direction) else {
+            return Err(io::ErrorKind::WouldBlock.into());
         };
         match op(self.get_ref()) {
             Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
@@ -283,6 +288,11 @@ impl<S: Source> Registration<S> {
     /// Waits until the source is ready in `direction`, as an `async fn`
     /// waiter (any number may wait at once; each is woken): the readiness
     /// seen, for the caller to clear if its operation finds it stale.
+    ///
+    /// Outside the cooperative budget, as tokio's `readable()`,
+    /// `writable()` and `ready()` are: a loop of `writable().await` and
+    /// `try_write` never goes `Pending` while the socket is ready (the
+    /// operations that move data count: `poll_*`, `async_io`).
     pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
         let mut waiter = Queued {
             io: &self.io,
@@ -290,12 +300,9 @@ impl<S: Source> Registration<S> {
             stored: false,
         };
         std::future::poll_fn(|cx| {
-            let polled = self.poll_ready_as(cx, direction, waiter.key);
+            let polled = self.io.poll_ready(cx, direction, waiter.key);
             waiter.stored |= polled.is_pending();
-            if polled.is_ready() {
-                coop::made_progress();
-            }
-            polled
+            polled.map(|ready| ready.map_err(|_| shut_down_error()))
         })
         .await
     }

@@ -78,6 +78,9 @@ pub(crate) struct CurrentThread {
     hooks: ThreadHooks,
     /// `Builder::name`.
     name: Option<Arc<str>>,
+    /// A `LocalRuntime`'s: the thread it was built on (and stays on); set
+    /// once as it is made, read only on `spawn_local`'s way to a panic.
+    local_thread: Mutex<Option<std::thread::ThreadId>>,
 }
 
 struct Inject {
@@ -134,6 +137,7 @@ impl CurrentThread {
             intervals,
             hooks,
             name: None,
+            local_thread: Mutex::new(None),
         }
     }
 
@@ -141,6 +145,16 @@ impl CurrentThread {
     pub(crate) fn named(mut self, name: Option<Arc<str>>) -> CurrentThread {
         self.name = name;
         self
+    }
+
+    /// Makes this the scheduler of a `LocalRuntime` on this thread.
+    pub(crate) fn make_local(&self) {
+        *lock(&self.local_thread) = Some(std::thread::current().id());
+    }
+
+    /// The thread of the `LocalRuntime` this scheduler is, if it is one.
+    pub(crate) fn local_thread(&self) -> Option<std::thread::ThreadId> {
+        *lock(&self.local_thread)
     }
 
     pub(crate) fn name(&self) -> Option<&str> {
@@ -570,6 +584,7 @@ impl Drop for Driving<'_> {
         let Some(mut core) = self.core.take() else {
             return;
         };
+        self.inner.stats.end_busy(core.busy_since);
         let local = context::stop_driving();
         let mut deferred = Vec::new();
         if let Some(local) = local {

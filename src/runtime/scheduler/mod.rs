@@ -51,6 +51,17 @@ impl WorkerStats {
         *busy_since = std::time::Instant::now();
     }
 
+    /// Adds the time since `busy_since` to the busy time: the worker stops
+    /// driving without parking (a current-thread runtime's `block_on`
+    /// returns), so its last busy stretch counts, as in tokio's, where a
+    /// `block_on` whose tasks never let it park is busy all along.
+    pub(crate) fn end_busy(&self, busy_since: std::time::Instant) {
+        let busy = busy_since.elapsed();
+        let busy = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
+        self.busy_nanos
+            .fetch_add(busy, std::sync::atomic::Ordering::Relaxed);
+    }
+
     pub(crate) fn parks(&self) -> u64 {
         self.parks.load(std::sync::atomic::Ordering::Relaxed)
     }

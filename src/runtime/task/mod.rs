@@ -41,7 +41,7 @@ pub(crate) use join::{AbortSide, LocalSlot};
 
 use crate::coop;
 use crate::loom::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release};
-use crate::loom::{lock, Mutex};
+use crate::loom::{lock, Mutex, MutexGuard};
 use crate::runtime::context;
 
 const SCHEDULED: usize = 1;
@@ -298,23 +298,34 @@ where
             // The task's id is current here while it is polled and while
             // its future drops (`task::id`).
             let _running = context::enter_task(self.id);
-            let mut future = lock(&self.future);
-            let Some(fut) = future.as_mut() else {
+            let future = lock(&self.future);
+            if future.is_none() {
                 return;
-            };
-            let polled = panic::catch_unwind(AssertUnwindSafe(|| {
-                coop::poll_task(&waker, || fut.as_mut().poll(&mut cx))
-            }));
-            if !matches!(polled, Ok(Poll::Pending)) {
-                // Done (or panicked): the future goes now, outside the
-                // join lock and before the handle hears of it.
-                let fut = future.take();
-                drop(future);
-                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(fut))) {
-                    drop(payload);
-                }
             }
-            polled
+            let polled = panic::catch_unwind(AssertUnwindSafe(|| {
+                // A panic in `poll` drops the future during the unwind, as
+                // tokio does: `thread::panicking()` is true in its `Drop`,
+                // and a panic there aborts rather than being lost.
+                let mut on_unwind = DropOnUnwind(Some(future));
+                let fut = on_unwind.0.as_mut().and_then(|f| f.as_mut());
+                let fut = fut.expect("checked above");
+                let polled = coop::poll_task(&waker, || fut.as_mut().poll(&mut cx));
+                (polled, on_unwind.0.take())
+            }));
+            match polled {
+                Ok((Poll::Pending, _)) => Ok(Poll::Pending),
+                Ok((Poll::Ready(output), future)) => {
+                    // Done: the future goes now, outside its lock and
+                    // before the handle hears of it.
+                    let fut = future.and_then(|mut future| future.take());
+                    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(fut))) {
+                        drop(payload);
+                    }
+                    Ok(Poll::Ready(output))
+                }
+                // The future went during the unwind.
+                Err(payload) => Err(payload),
+            }
         };
         match polled {
             Ok(Poll::Ready(output)) => self.complete(Ok(output)),
@@ -356,6 +367,21 @@ where
 
     fn set_owned(&self, index: usize) {
         self.owned.store(index, Release);
+    }
+}
+
+/// Holds a task's future (locked) while it is polled; dropped by an
+/// unwind out of `poll`, it drops the future then and there (outside its
+/// lock), as tokio's harness does. Defused by taking the lock back out.
+struct DropOnUnwind<'a, T>(Option<MutexGuard<'a, Option<T>>>);
+
+impl<T> Drop for DropOnUnwind<'_, T> {
+    fn drop(&mut self) {
+        if let Some(mut future) = self.0.take() {
+            let fut = future.take();
+            drop(future);
+            drop(fut);
+        }
     }
 }
 
