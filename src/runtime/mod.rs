@@ -386,10 +386,7 @@ impl RuntimeMetrics {
         match self.scheduler.worker_timers(worker) {
             Some(Some(driver)) => driver.metrics(),
             Some(None) => crate::time::TimerMetrics::default(),
-            None => panic!(
-                "lawn_rt: worker index {worker} is out of range: the runtime has {} worker(s)",
-                self.num_workers()
-            ),
+            None => self.no_such_worker(worker),
         }
     }
 
@@ -424,11 +421,16 @@ impl RuntimeMetrics {
     fn worker(&self, worker: usize) -> &scheduler::WorkerStats {
         match self.scheduler.worker_stats(worker) {
             Some(stats) => stats,
-            None => panic!(
-                "lawn_rt: worker index {worker} is out of range: the runtime has {} worker(s)",
-                self.num_workers()
-            ),
+            None => self.no_such_worker(worker),
         }
+    }
+
+    #[track_caller]
+    fn no_such_worker(&self, worker: usize) -> ! {
+        panic!(
+            "lawn_rt: worker index {worker} is out of range: the runtime has {} worker(s)",
+            self.num_workers()
+        )
     }
 }
 
