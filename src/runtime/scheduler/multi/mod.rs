@@ -39,8 +39,16 @@
 //!   only when a task is queued that no running worker is about to take
 //!   (inject pushes, or a second task in a running worker's queue). The
 //!   tasks a park step wakes (its I/O events, timers and yielded tasks)
-//!   come in a batch: they are queued without a notification, and the
-//!   step ends with one if they left the worker more than one task.
+//!   come in a batch: they are queued without a notification.
+//! - **A batch asks for help late:** if the step left the worker more than
+//!   one task, it wakes a parked worker only once a task of the batch is
+//!   still queued [`HELP_AFTER`] later (checked between tasks). Most
+//!   batches are gone by then, and a wake-up that arrives after the work
+//!   costs both threads a context switch for nothing: waking at once cost
+//!   `hyper_server -c50` 1.2x tokio's CPU a request and 2x its voluntary
+//!   switches (docs/performance.md, "Servers under real clients"). The
+//!   price: a task queued behind one that runs long without an `.await`
+//!   waits for it, as behind tokio's LIFO slot.
 //! - **Shutdown:** sets `shutdown` and wakes every worker; the last worker
 //!   to leave its loop cancels every task and shuts the drivers down.
 //!   `Runtime::drop` joins the workers' threads (unless it runs on one of
@@ -75,6 +83,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use std::time::{Duration, Instant as StdInstant};
+
+/// How long tasks a park step queued may wait for their worker before it
+/// wakes a parked one to take some (see "A batch asks for help late" in
+/// the module docs): the upper end of the time tokio's documentation
+/// allows a task between two `.await`s, and several times what waking a
+/// parked thread takes.
+const HELP_AFTER: Duration = Duration::from_micros(100);
 
 use super::owned::Owned;
 use super::poll_budgeted;
@@ -193,6 +208,9 @@ struct Core {
     steal_from: usize,
     /// When the inject queue next goes first.
     inject_turn: InjectTurn,
+    /// When the last park step left this worker tasks another could take,
+    /// if it has not woken one for them yet (see [`HELP_AFTER`]).
+    help_wanted: Option<StdInstant>,
 }
 
 /// How the workers are made (from the builder's settings).
@@ -236,6 +254,7 @@ impl MultiThread {
                 busy_since: StdInstant::now(),
                 steal_from: index + 1,
                 inject_turn: InjectTurn::new(config.intervals.global_queue),
+                help_wanted: None,
             }));
         }
         let shared = Arc::new(MultiThread {

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::time::Instant as StdInstant;
 
-use super::{Core, MultiThread, CORE, PARKING, WORKER_OF};
+use super::{Core, MultiThread, CORE, HELP_AFTER, PARKING, WORKER_OF};
 use crate::driver::Park;
 use crate::loom::atomic::{fence, Ordering::SeqCst};
 use crate::loom::lock;
@@ -26,6 +26,9 @@ impl MultiThread {
                 };
                 core = run_task(core, task)?;
                 ran += 1;
+                if let Some(since) = core.help_wanted {
+                    self.help_if_still_queued(&mut core, since);
+                }
             }
             core.inject_turn = turn;
             let idle = ran < event_interval
@@ -35,8 +38,9 @@ impl MultiThread {
         Some(core)
     }
 
-    /// One park step (see the module docs), and then one notification of
-    /// a parked worker if the step left this worker more than one task.
+    /// One park step (see the module docs); if it left this worker more
+    /// than one task, a parked worker is woken for them only if they are
+    /// still queued [`HELP_AFTER`] later (`help_if_still_queued`).
     fn park(&self, core: &mut Core, idle: bool) {
         struct Parking;
         impl Drop for Parking {
@@ -48,9 +52,25 @@ impl MultiThread {
         PARKING.with(|parking| parking.set(true));
         self.park_step(core, idle);
         drop(parking);
-        // The notification the step's wake-ups held back: the worker takes
-        // the first task, another worker may take the rest.
+        // The notification the step's wake-ups held back, deferred: the
+        // worker takes the first task, and another worker is woken for the
+        // rest only if they wait too long. A queue that has not emptied
+        // since an earlier step keeps that step's instant.
         if self.workers[core.index].len.load(SeqCst) > 1 {
+            core.help_wanted.get_or_insert_with(StdInstant::now);
+        } else {
+            core.help_wanted = None;
+        }
+    }
+
+    /// Between two tasks of a batch: wakes a parked worker if this one's
+    /// queue still holds tasks [`HELP_AFTER`] after `since`, when its park
+    /// step queued them; forgets the batch once the queue is empty.
+    fn help_if_still_queued(&self, core: &mut Core, since: StdInstant) {
+        if self.workers[core.index].len.load(SeqCst) == 0 {
+            core.help_wanted = None;
+        } else if since.elapsed() >= HELP_AFTER {
+            core.help_wanted = None;
             self.notify_one();
         }
     }
