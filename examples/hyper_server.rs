@@ -88,11 +88,13 @@ fn report_timers(timers: &lawn_rt::time::TimerMetrics) {
         timers
             .lateness
             .quantile(q)
-            .map_or("-".into(), |d: Duration| format!("{}", d.as_micros()))
+            .map_or("- (none fired)".into(), |d: Duration| {
+                format!("<{} us", d.as_micros())
+            })
     };
     eprintln!(
         "lawn_rt timers: filed {} cancelled {} fired {} reset {} pending {} | wake-ups timer {} io \
-         {} task {} nothing {} | lateness p50 <{} us p99 <{} us",
+         {} task {} nothing {} | lateness p50 {} p99 {}",
         timers.registered,
         timers.cancelled,
         timers.fired,

@@ -1,7 +1,8 @@
 //! The multi-thread runtime (`Builder::new_multi_thread`) through the
 //! public API: spawning and joining under load (from outside, from tasks,
 //! nested), tasks really running on every worker, work stealing from a busy
-//! worker, no lost wake-ups while workers park and unpark, the
+//! worker, a long batch of woken tasks shared with a parked worker, no
+//! lost wake-ups while workers park and unpark, the
 //! `#[lawn_rt::test]` flavor, thread names, one worker and more workers
 //! than cores.
 //!
@@ -241,6 +242,59 @@ fn a_parked_worker_steals_from_a_worker_busy_with_a_spawning_task() {
             assert!(
                 elsewhere < 64,
                 "round {round}: the parent's worker ran none"
+            );
+        }
+    });
+}
+
+/// The tasks one park step wakes together (here readers whose sockets all
+/// became readable at once: one worker's poll reports them all) are
+/// queued on that worker without waking another at once; when they are
+/// still queued a little later, a parked worker is woken and takes some
+/// (the scheduler's "A batch asks for help late").
+#[test]
+fn a_long_batch_of_tasks_woken_together_gets_a_parked_worker_to_help() {
+    watchdog("a batch gets help", HANG, || {
+        let rt = rt2();
+        for round in 0..3 {
+            let places = Places::default();
+            let recorded = places.clone();
+            rt.block_on(async move {
+                let leader = lawn_rt::spawn(async move {
+                    // Created on the leader's worker: every socket
+                    // registers with that worker's poll.
+                    let mut writers = Vec::new();
+                    let mut readers = Vec::new();
+                    for _ in 0..32 {
+                        let (writer, reader) = lawn_rt::net::UnixStream::pair().unwrap();
+                        writers.push(writer);
+                        let places = recorded.clone();
+                        readers.push(lawn_rt::spawn(async move {
+                            reader.readable().await.unwrap();
+                            places.record();
+                            busy(Duration::from_millis(2));
+                        }));
+                    }
+                    // Every reader waits for its socket by now.
+                    sleep(Duration::from_millis(20)).await;
+                    for writer in &writers {
+                        writer.try_write(b"x").unwrap();
+                    }
+                    // Joined from `block_on`'s thread: a reader's end
+                    // wakes no task on the worker running the batch.
+                    (writers, readers)
+                });
+                let (_writers, readers) = leader.await.unwrap();
+                for reader in readers {
+                    reader.await.unwrap();
+                }
+            });
+            let threads = places.threads();
+            assert_eq!(
+                places.assert_all_named(WORKER),
+                2,
+                "round {round}: one worker ran the whole 64 ms batch alone: {:?}",
+                threads.values().collect::<Vec<_>>()
             );
         }
     });
