@@ -46,9 +46,11 @@
 //!   batches are gone by then, and a wake-up that arrives after the work
 //!   costs both threads a context switch for nothing: waking at once cost
 //!   `hyper_server -c50` 1.2x tokio's CPU a request and 2x its voluntary
-//!   switches (docs/performance.md, "Servers under real clients"). The
-//!   price: a task queued behind one that runs long without an `.await`
-//!   waits for it, as behind tokio's LIFO slot.
+//!   switches (docs/performance.md, "Servers under real clients"). A
+//!   batch of more tasks than one turn runs (`event_interval`) is long
+//!   whatever its tasks do, and wakes one at once. The price: a task
+//!   queued behind one that runs long without an `.await` waits for it,
+//!   as behind tokio's LIFO slot.
 //! - **Shutdown:** sets `shutdown` and wakes every worker; the last worker
 //!   to leave its loop cancels every task and shuts the drivers down.
 //!   `Runtime::drop` joins the workers' threads (unless it runs on one of

@@ -39,8 +39,9 @@ impl MultiThread {
     }
 
     /// One park step (see the module docs); if it left this worker more
-    /// than one task, a parked worker is woken for them only if they are
-    /// still queued [`HELP_AFTER`] later (`help_if_still_queued`).
+    /// than one task (and no more than one turn runs), a parked worker is
+    /// woken for them only if they are still queued [`HELP_AFTER`] later
+    /// (`help_if_still_queued`).
     fn park(&self, core: &mut Core, idle: bool) {
         struct Parking;
         impl Drop for Parking {
@@ -52,11 +53,16 @@ impl MultiThread {
         PARKING.with(|parking| parking.set(true));
         self.park_step(core, idle);
         drop(parking);
-        // The notification the step's wake-ups held back, deferred: the
-        // worker takes the first task, and another worker is woken for the
-        // rest only if they wait too long. A queue that has not emptied
-        // since an earlier step keeps that step's instant.
-        if self.workers[core.index].len.load(SeqCst) > 1 {
+        // The notification the step's wake-ups held back: at once for more
+        // tasks than one turn of the loop runs, else deferred (the worker
+        // takes the first task, and another worker is woken for the rest
+        // only if they wait too long). A queue that has not emptied since
+        // an earlier step keeps that step's instant.
+        let len = self.workers[core.index].len.load(SeqCst);
+        if len > self.intervals.event as usize {
+            core.help_wanted = None;
+            self.notify_one();
+        } else if len > 1 {
             core.help_wanted.get_or_insert_with(StdInstant::now);
         } else {
             core.help_wanted = None;
