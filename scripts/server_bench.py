@@ -15,6 +15,10 @@ connection holds. Ratios are lawn_rt / tokio: below 1 lawn_rt used less,
 except requests/s, where above 1 lawn_rt served more. Under each load,
 what the lawn_rt server's timers did in its last round, as it reports it
 on stopping (`RuntimeMetrics::timer_metrics`; hyper_server only).
+
+With `--before-hyper-server` (and `--before-redis`), an earlier lawn_rt
+build of the same servers runs as a third side, `before`, alternated with
+the other two: a change's effect and both sides against tokio in one run.
 """
 
 import argparse
@@ -233,14 +237,17 @@ def report(title, results):
     names = [name for k, name, _ in FIGURES if k in keys]
     print("| runtime | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
-    for rt in ("lawn_rt", "tokio"):
+    sides = [rt for rt in ("before", "lawn_rt", "tokio") if rt in results]
+    for rt in sides:
         cells = [fmt.format(med[rt][k]) for k, _, fmt in FIGURES if k in keys]
         print(f"| {rt} | " + " | ".join(cells) + " |")
-    ratios = []
-    for k in keys:
-        tokio = med["tokio"][k]
-        ratios.append(f"{med['lawn_rt'][k] / tokio:.2f}x" if tokio else "-")
-    print("| ratio | " + " | ".join(ratios) + " |")
+    for rt in [rt for rt in sides if rt != "tokio"]:
+        ratios = []
+        for k in keys:
+            tokio = med["tokio"][k]
+            ratios.append(f"{med[rt][k] / tokio:.2f}x" if tokio else "-")
+        name = "ratio" if len(sides) == 2 else f"{rt} / tokio"
+        print(f"| {name} | " + " | ".join(ratios) + " |")
     timers = [r["timers"] for r in results["lawn_rt"] if r.get("timers")]
     if timers:
         print(f"\n{timers[-1]}")
@@ -270,9 +277,13 @@ def main():
     ap.add_argument("--redis-requests", type=int, default=200_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--only", choices=["hyper", "hyper5000", "idle", "redis"], action="append")
+    ap.add_argument("--before-hyper-server", help="an earlier build of examples/hyper_server")
+    ap.add_argument("--before-redis", help="an earlier build of the lawn_rt mini-redis-server")
     args = ap.parse_args()
     only = set(args.only or ["hyper", "hyper5000", "idle", "redis"])
     runtimes = ["lawn_rt", "tokio"]
+    if args.before_hyper_server or args.before_redis:
+        runtimes = ["before", "lawn_rt", "tokio"]
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = 20_000 if hard == resource.RLIM_INFINITY else min(hard, 20_000)
     if soft < want:
@@ -280,7 +291,13 @@ def main():
     port = 18_080
 
     def hyper(rt):
-        return [args.hyper_server, "--runtime", rt, "--workers", str(args.workers),
+        if rt == "before":
+            if not args.before_hyper_server:
+                sys.exit("server_bench: --before-hyper-server names the earlier hyper_server")
+            binary, rt = args.before_hyper_server, "lawn_rt"
+        else:
+            binary = args.hyper_server
+        return [binary, "--runtime", rt, "--workers", str(args.workers),
                 "--addr", f"127.0.0.1:{port}"]
 
     print(f"server_bench: {args.rounds} rounds, runtimes alternating; "
@@ -303,7 +320,10 @@ def main():
     if "redis" in only:
         if not (args.redis_lawn_rt and args.redis_tokio):
             sys.exit("server_bench: --redis-lawn-rt and --redis-tokio name the mini-redis servers")
-        servers = {"lawn_rt": args.redis_lawn_rt, "tokio": args.redis_tokio}
+        servers = {"lawn_rt": args.redis_lawn_rt, "tokio": args.redis_tokio,
+                   "before": args.before_redis}
+        if "before" in runtimes and not args.before_redis:
+            sys.exit("server_bench: --before-redis names the earlier mini-redis-server")
         for test in ("set", "get"):
             report(f"mini-redis 0.4.1, `redis-benchmark -t {test} -c 50 -n {args.redis_requests}`",
                    alternate(args.rounds, runtimes,

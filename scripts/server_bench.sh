@@ -7,6 +7,7 @@
 #
 #   scripts/server_bench.sh                  # everything, 3 rounds (~6 min on 2 cores, builds aside)
 #   scripts/server_bench.sh --rounds 5 --only hyper --only redis
+#   scripts/server_bench.sh --only hyper --before-hyper-server /tmp/hyper_server.old
 #
 # Installs wrk and redis-tools with apt-get when they are missing (and
 # says so); builds in release mode under target/.
