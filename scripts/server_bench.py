@@ -131,7 +131,7 @@ def run_wrk(port, conns, secs, threads):
          f"http://127.0.0.1:{port}/"],
         capture_output=True, text=True, check=True,
     ).stdout
-    pct = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
+    pct = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", out, re.M))
     if "50" not in pct or "99" not in pct:
         sys.exit(f"server_bench: wrk gave no latency distribution (every request failed?):\n{out}")
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
