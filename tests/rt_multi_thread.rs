@@ -272,7 +272,7 @@ fn a_long_batch_of_tasks_woken_together_gets_a_parked_worker_to_help() {
                         readers.push(lawn_rt::spawn(async move {
                             reader.readable().await.unwrap();
                             places.record();
-                            busy(Duration::from_millis(2));
+                            busy(Duration::from_millis(4));
                         }));
                     }
                     // Every reader waits for its socket by now.
@@ -293,7 +293,7 @@ fn a_long_batch_of_tasks_woken_together_gets_a_parked_worker_to_help() {
             assert_eq!(
                 places.assert_all_named(WORKER),
                 2,
-                "round {round}: one worker ran the whole 64 ms batch alone: {:?}",
+                "round {round}: one worker ran the whole 128 ms batch alone: {:?}",
                 threads.values().collect::<Vec<_>>()
             );
         }
