@@ -86,13 +86,6 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use std::time::{Duration, Instant as StdInstant};
 
-/// How long tasks a park step queued may wait for their worker before it
-/// wakes a parked one to take some (see "A batch asks for help late" in
-/// the module docs): the upper end of the time tokio's documentation
-/// allows a task between two `.await`s, and several times what waking a
-/// parked thread takes.
-const HELP_AFTER: Duration = Duration::from_micros(100);
-
 use super::owned::Owned;
 use super::poll_budgeted;
 use super::{InjectTurn, Intervals, WorkerStats};
@@ -110,6 +103,13 @@ use crate::runtime::EventCaps;
 use worker::run_worker;
 
 pub(crate) use handoff::hand_over_here;
+
+/// How long tasks a park step queued may wait for their worker before it
+/// wakes a parked one to take some (see "A batch asks for help late" in
+/// the module docs): the upper end of the time tokio's documentation
+/// allows a task between two `.await`s, and several times what waking a
+/// parked thread takes.
+const HELP_AFTER: Duration = Duration::from_micros(100);
 
 /// A multi-thread scheduler: the state every worker and handle shares.
 pub(crate) struct MultiThread {
