@@ -61,6 +61,19 @@ impl Places {
         }
         threads.len()
     }
+
+    /// Checks that the tasks ran on both of the runtime's two workers and
+    /// nowhere else; `what` says what did not spread.
+    #[track_caller]
+    fn assert_on_both_workers(&self, what: &str) {
+        let threads = self.threads();
+        assert_eq!(
+            self.assert_all_named(WORKER),
+            2,
+            "{what}: {:?}",
+            threads.values().collect::<Vec<_>>()
+        );
+    }
 }
 
 // ------------------------------------------------------------ spawn / join
@@ -164,14 +177,8 @@ fn blocking_work_spawned_from_outside_runs_on_both_workers() {
                 join.await.unwrap();
             }
         });
-        let threads = places.threads();
-        assert_eq!(
-            places.assert_all_named(WORKER),
-            2,
-            "blocking tasks did not spread over both workers: {:?}",
-            threads.values().collect::<Vec<_>>()
-        );
-        assert!(!threads.contains_key(&thread::current().id()));
+        places.assert_on_both_workers("blocking tasks did not spread over both workers");
+        assert!(!places.threads().contains_key(&thread::current().id()));
     });
 }
 
@@ -289,13 +296,9 @@ fn a_long_batch_of_tasks_woken_together_gets_a_parked_worker_to_help() {
                     reader.await.unwrap();
                 }
             });
-            let threads = places.threads();
-            assert_eq!(
-                places.assert_all_named(WORKER),
-                2,
-                "round {round}: one worker ran the whole 128 ms batch alone: {:?}",
-                threads.values().collect::<Vec<_>>()
-            );
+            places.assert_on_both_workers(&format!(
+                "round {round}: one worker ran the whole 128 ms batch alone"
+            ));
         }
     });
 }
