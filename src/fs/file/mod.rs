@@ -380,7 +380,7 @@ impl AsRawFd for File {
 /// [`File::from_std`] of the descriptor, as tokio's `File` has it; prefer
 /// `From<OwnedFd>`, the safe conversion.
 // SAFETY (the lint allowed): only this impl, whose one call is the std
-// conversion below; the trait itself requires the `unsafe fn`.
+// conversion below; the trait itself declares its function so.
 #[allow(unsafe_code)]
 impl FromRawFd for File {
     // SAFETY (the `unsafe fn`): its contract is the trait's, the same as
